@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fetch-base.sh - install the pinned base tarball, verify it and make
+# the base git repository.
+#
+# Usage: scripts/fetch-base.sh [-h]
+#
+# Installs $BASE_PACKAGE=$BASE_VERSION with apt-get (as root) when the
+# installed version differs, checks the sha256 of $BASE_TARBALL, unpacks
+# it into $LINUX and commits it as the single commit tagged 'base'.
+# An existing base repository whose tag points at the expected tree is
+# kept as it is.  Nothing is unpacked unless the checksum matches, and
+# a failed unpack leaves no partial tree behind.
+set -euo pipefail
+
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+maybe_usage "$@"
+
+installed_version()
+{
+	dpkg-query -W -f='${Status} ${Version}' "$BASE_PACKAGE" 2>/dev/null |
+		sed -n 's/^install ok installed //p'
+}
+
+ensure_package()
+{
+	local found
+	found=$(installed_version || true)
+	[ "$found" = "$BASE_VERSION" ] && return 0
+
+	if [ "$(id -u)" -ne 0 ]; then
+		die "$BASE_PACKAGE: expected version $BASE_VERSION, found '${found:-not installed}'; run as root to install it"
+	fi
+	log "installing $BASE_PACKAGE=$BASE_VERSION (found: ${found:-not installed})"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \
+		--no-install-recommends "$BASE_PACKAGE=$BASE_VERSION" >/dev/null 2>&1 ||
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+			--allow-downgrades --no-install-recommends \
+			"$BASE_PACKAGE=$BASE_VERSION" >/dev/null; } ||
+		die "$BASE_PACKAGE: cannot install version $BASE_VERSION (found: ${found:-not installed}); refusing to use another base"
+	found=$(installed_version || true)
+	[ "$found" = "$BASE_VERSION" ] ||
+		die "$BASE_PACKAGE: expected version $BASE_VERSION, found '${found:-not installed}' after install"
+}
+
+verify_tarball()
+{
+	local found
+	[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL: not found"
+	log "verifying $BASE_TARBALL"
+	found=$(sha256sum "$BASE_TARBALL" | cut -d' ' -f1)
+	[ "$found" = "$BASE_SHA256" ] ||
+		die "$BASE_TARBALL: sha256 mismatch: expected $BASE_SHA256, found $found"
+}
+
+base_is_ready()
+{
+	git -C "$LINUX" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 &&
+	[ "$(git -C "$LINUX" config harness.base-sha256 || true)" = "$BASE_SHA256" ]
+}
+
+make_repo()
+{
+	local tmp top
+	mkdir -p "$WORK"
+	tmp=$(mktemp -d "$WORK/.unpack.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$tmp'" EXIT
+
+	log "unpacking into $LINUX"
+	tar -C "$tmp" -xJf "$BASE_TARBALL"
+	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d)
+	[ "$(echo "$top" | wc -l)" = 1 ] && [ -f "$top/Makefile" ] ||
+		die "$BASE_TARBALL: unexpected layout (no single top directory with a Makefile)"
+
+	log "committing the base tree (Debian's .gitignore ignores '/*': adding with -f)"
+	git -C "$top" init -q -b master
+	LINUX=$top git_linux add -A -f
+	GIT_AUTHOR_DATE=$BASE_DATE GIT_COMMITTER_DATE=$BASE_DATE \
+	LINUX=$top git_linux commit -q -m "Debian $BASE_PACKAGE $BASE_VERSION
+
+Unpacked from $(basename "$BASE_TARBALL"), sha256 $BASE_SHA256."
+	LINUX=$top git_linux tag "$BASE_TAG"
+	LINUX=$top git_linux config harness.base-sha256 "$BASE_SHA256"
+
+	rm -rf "$LINUX"
+	mv "$top" "$LINUX"
+	rm -rf "$tmp"
+	trap - EXIT
+	log "base: $(git -C "$LINUX" rev-parse "$BASE_TAG") ($(git -C "$LINUX" ls-files | wc -l) files)"
+}
+
+if base_is_ready; then
+	log "base tree present: $LINUX at $(git -C "$LINUX" rev-parse --short "$BASE_TAG")"
+	exit 0
+fi
+[ -z "${BASE_SKIP_INSTALL:-}" ] && ensure_package
+verify_tarball
+make_repo

@@ -1,0 +1,94 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# lib.sh - helpers shared by the harness scripts.  Source it; do not run it.
+#
+# Paths (all overridable from the environment):
+#   TOP      the repository
+#   WORK     ignored work directory (base tree, worktrees, results)
+#   BUILD    out-of-tree build directories, one per config
+#   LINUX    the git repository made from the base tarball
+
+# shellcheck shell=bash
+
+TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+WORK=${WORK:-$TOP/work}
+BUILD=${BUILD:-$WORK/build}
+LINUX=${LINUX:-$WORK/linux}
+RESULTS=${RESULTS:-$WORK/results}
+SERIES=${SERIES:-$TOP/series}
+PATCHES=${PATCHES:-$TOP/patches}
+
+# The pinned base.
+BASE_PACKAGE=${BASE_PACKAGE:-linux-source-6.1}
+BASE_VERSION=${BASE_VERSION:-6.1.192-3}
+BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+BASE_SHA256=${BASE_SHA256:-cacdc3830989309d042083be3307969e55600ed7f908cf00df544c5ff50759a1}
+BASE_TAG=base
+SERIES_BRANCH=${SERIES_BRANCH:-series}
+
+# Identity and dates used for every commit the harness makes, so that
+# the base commit and the applied series have the same ids everywhere.
+SERIES_IDENT_NAME="Seed 94165a68 maintainers"
+SERIES_IDENT_EMAIL="maintainers@users.noreply.a-seed-94165a68.example"
+BASE_DATE="2026-01-01T00:00:00Z"
+
+PROG=${PROG:-$(basename "$0")}
+
+log()  { printf '%s: %s\n' "$PROG" "$*"; }
+warn() { printf '%s: warning: %s\n' "$PROG" "$*" >&2; }
+die()  { printf '%s: error: %s\n' "$PROG" "$*" >&2; exit 1; }
+
+# usage TEXT...: print the script's help block (comment lines 3.. up to
+# the first 'set -') when -h or --help is the first argument.
+maybe_usage()
+{
+	case "${1:-}" in
+	-h|--help)
+		sed -n '3,/^set -/{/^set -/d;s/^# \{0,1\}//;s/^#$//;p}' "$0"
+		exit 0 ;;
+	esac
+}
+
+# git_linux ARGS...: git in the base repository with the harness identity.
+git_linux()
+{
+	GIT_AUTHOR_NAME=$SERIES_IDENT_NAME GIT_AUTHOR_EMAIL=$SERIES_IDENT_EMAIL \
+	GIT_COMMITTER_NAME=$SERIES_IDENT_NAME \
+	GIT_COMMITTER_EMAIL=$SERIES_IDENT_EMAIL \
+		git -C "$LINUX" -c core.autocrlf=false -c gc.auto=0 \
+		    -c advice.detachedHead=false "$@"
+}
+
+require_base()
+{
+	git -C "$LINUX" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 ||
+		die "no base tree in $LINUX; run 'make base' first"
+}
+
+# require_clean DIR: refuse to work on a tree with local changes.
+require_clean()
+{
+	local dirty
+	dirty=$(git -C "$1" status --porcelain --untracked-files=no 2>/dev/null | head -n 5)
+	[ -z "$dirty" ] ||
+		die "work tree $1 is dirty; commit or discard these first:
+$dirty"
+}
+
+# series_entries: patch paths listed in $SERIES, in order.
+series_entries()
+{
+	[ -f "$SERIES" ] || return 0
+	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' "$SERIES" | grep -v '^$' || true
+}
+
+# ccache shared between checkouts at different paths.
+setup_ccache()
+{
+	command -v ccache >/dev/null || { warn "ccache not found; builds will be cold"; return 0; }
+	export CCACHE_BASEDIR=$WORK
+	export CCACHE_NOHASHDIR=1
+	export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
+	export CCACHE_COMPILERCHECK=${CCACHE_COMPILERCHECK:-content}
+}
