@@ -14,7 +14,7 @@
 # a failed unpack leaves no partial tree behind.
 set -euo pipefail
 
-# shellcheck source=scripts/lib.sh
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 maybe_usage "$@"
 
@@ -58,7 +58,8 @@ verify_tarball()
 base_is_ready()
 {
 	git -C "$LINUX" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 &&
-	[ "$(git -C "$LINUX" config harness.base-sha256 || true)" = "$BASE_SHA256" ]
+	[ "$(git -C "$LINUX" config harness.base-sha256 || true)" = "$BASE_SHA256" ]  &&
+	[ "$(git -C "$LINUX" config harness.base-version || true)" = "$BASE_VERSION" ]
 }
 
 make_repo()
@@ -72,8 +73,9 @@ make_repo()
 	log "unpacking into $LINUX"
 	tar -C "$tmp" -xJf "$BASE_TARBALL"
 	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d)
-	[ "$(echo "$top" | wc -l)" = 1 ] && [ -f "$top/Makefile" ] ||
+	if [ "$(echo "$top" | wc -l)" != 1 ] || [ ! -f "$top/Makefile" ]; then
 		die "$BASE_TARBALL: unexpected layout (no single top directory with a Makefile)"
+	fi
 
 	log "committing the base tree (Debian's .gitignore ignores '/*': adding with -f)"
 	git -C "$top" init -q -b master
@@ -84,6 +86,7 @@ make_repo()
 Unpacked from $(basename "$BASE_TARBALL"), sha256 $BASE_SHA256."
 	LINUX=$top git_linux tag "$BASE_TAG"
 	LINUX=$top git_linux config harness.base-sha256 "$BASE_SHA256"
+	LINUX=$top git_linux config harness.base-version "$BASE_VERSION"
 
 	rm -rf "$LINUX"
 	mv "$top" "$LINUX"
@@ -96,6 +99,8 @@ if base_is_ready; then
 	log "base tree present: $LINUX at $(git -C "$LINUX" rev-parse --short "$BASE_TAG")"
 	exit 0
 fi
-[ -z "${BASE_SKIP_INSTALL:-}" ] && ensure_package
+if [ -z "${BASE_SKIP_INSTALL:-}" ]; then
+	ensure_package
+fi
 verify_tarball
 make_repo

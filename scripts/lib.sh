@@ -31,6 +31,7 @@ SERIES_BRANCH=${SERIES_BRANCH:-series}
 SERIES_IDENT_NAME="Seed 94165a68 maintainers"
 SERIES_IDENT_EMAIL="maintainers@users.noreply.a-seed-94165a68.example"
 BASE_DATE="2026-01-01T00:00:00Z"
+export BASE_DATE
 
 PROG=${PROG:-$(basename "$0")}
 

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# struct ptdesc / struct zsdesc series for Debian linux-source-6.1
+# 6.1.192-3, and the harness that checks it.  'make help' lists targets.
+
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+# The CI tier of the build matrix: every step on these configs ...
+CI_STEP_CONFIGS ?= x86_64
+# ... the base and final state on every config, and a full vmlinux on:
+CI_LINK_CONFIGS ?= x86_64,i386-pae,arm64-4k
+
+export JOBS
+
+.PHONY: help deps base apply quilt export check-patches matrix matrix-ci \
+	check test test-harness shellcheck clean distclean
+
+help:
+	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
+
+deps: ## install the Debian packages the harness needs (root)
+	scripts/install-deps.sh
+
+base: ## install, verify and unpack the pinned base into work/linux
+	scripts/fetch-base.sh
+
+apply: base ## apply 'series' with git am onto branch 'series'
+	scripts/apply-series.sh
+
+quilt: apply ## apply 'series' with quilt (no fuzz) and compare with git am
+	scripts/check-quilt.sh
+
+export: ## regenerate patches/ and series from branch 'series'
+	scripts/export-series.sh
+
+check-patches: base ## checkpatch --strict and headers of every patch
+	scripts/check-patches.sh
+
+matrix: apply ## full tier: every step on every config, full links
+	scripts/build-matrix.py -j$(JOBS) --steps all --link all
+
+matrix-ci: apply ## CI tier of the build matrix (see CI_* above)
+	scripts/build-matrix.py -j$(JOBS) --steps all --configs $(CI_STEP_CONFIGS)
+	scripts/build-matrix.py -j$(JOBS) --steps final --link $(CI_LINK_CONFIGS)
+
+check: deps ## main job: set up, apply, and run the default checks
+	scripts/run-tests.sh check
+
+test: deps ## everything 'check' does plus the tests of the harness
+	scripts/run-tests.sh test
+
+test-harness: base ## only the bats tests of the harness
+	bats tests/
+
+shellcheck: ## shellcheck every script
+	shellcheck scripts/*.sh .ci/run tests/*.bash
+
+clean: ## remove build output and results, keep the base tree
+	rm -rf work/build work/results
+
+distclean: ## remove the whole work directory
+	git -C work/linux worktree prune 2>/dev/null || true
+	rm -rf work

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# apply-series.sh - apply the patches listed in 'series' to the base with
+# git am, one commit per patch, on the branch $SERIES_BRANCH.
+#
+# Usage: scripts/apply-series.sh [-h]
+#
+# The branch is built on a scratch branch first and only replaces
+# $SERIES_BRANCH when every patch applied.  A patch that does not apply
+# stops the run with its name and the first failing file and hunk; the
+# base, the previous $SERIES_BRANCH and the work tree are left as they
+# were.  A base work tree with local changes is refused.
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+maybe_usage "$@"
+
+require_base
+require_clean "$LINUX"
+
+mapfile -t entries < <(series_entries)
+for e in "${entries[@]}"; do
+	[ -f "$PATCHES/$e" ] || die "series lists $e, but $PATCHES/$e does not exist"
+done
+
+scratch="$SERIES_BRANCH-apply-$$"
+prev=$(git -C "$LINUX" symbolic-ref -q --short HEAD || git -C "$LINUX" rev-parse HEAD)
+
+cleanup()
+{
+	git_linux am --abort >/dev/null 2>&1 || true
+	git_linux checkout -q -f "$prev" 2>/dev/null || true
+	git_linux branch -q -D "$scratch" 2>/dev/null || true
+}
+trap cleanup EXIT
+
+git_linux checkout -q -b "$scratch" "$BASE_TAG"
+
+n=0
+for e in "${entries[@]}"; do
+	n=$((n + 1))
+	log "[$n/${#entries[@]}] $e"
+	if ! out=$(git_linux am -q --committer-date-is-author-date \
+			"$PATCHES/$e" 2>&1); then
+		where=$(printf '%s\n' "$out" | sed -n \
+			-e 's/^error: patch failed: \(.*\)$/\1/p' \
+			-e 's/^error: \(.*\): does not exist in index$/\1 (missing)/p' \
+			-e 's/^error: \(.*\): already exists in index$/\1 (exists)/p' |
+			head -n 1)
+		printf '%s\n' "$out" | sed 's/^/  /' >&2
+		die "patch $e does not apply at ${where:-unknown location}
+reproduce: git -C $LINUX checkout --detach $(git -C "$LINUX" rev-parse --short HEAD) && git -C $LINUX am $PATCHES/$e"
+	fi
+done
+
+trap - EXIT
+git_linux branch -q -M "$scratch" "$SERIES_BRANCH"
+log "applied $n patches: $SERIES_BRANCH is $(git -C "$LINUX" rev-parse --short "$SERIES_BRANCH")"

@@ -1,0 +1,595 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""build-matrix.py - build every step of the series on every config.
+
+A *step* is the base or the tree after one more patch of the series; a
+*config* is a file in configs/; a *cell* is one step built with one
+config.  Each cell is PASS, FAIL, SKIP (with a reason: no toolchain,
+no object of the step enabled by the config) or N/A (the step cannot
+affect the config: it touches another arch or only documentation).
+
+Per cell, after one 'make prepare' per config, the objects that the
+step's diff touches and a canary set of objects that include the
+changed headers are compiled.  An object the config does not build is
+reported as not built and never counts as a pass.  A compiler warning
+that the same config did not emit at the base fails the cell.  With
+--link, the final step also links a full vmlinux.
+
+Results: a progress line per cell, RESULTS/matrix.md and
+RESULTS/matrix.json (one record per cell: arch, config, step, status,
+reason, duration, compiler, new warnings, make command).
+"""
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.environ.get("WORK", os.path.join(TOP, "work"))
+LINUX = os.environ.get("LINUX", os.path.join(WORK, "linux"))
+BUILD = os.environ.get("BUILD", os.path.join(WORK, "build"))
+TREE = os.environ.get("TREE", os.path.join(WORK, "tree"))
+RESULTS = os.environ.get("RESULTS", os.path.join(WORK, "results"))
+SERIES = os.environ.get("SERIES", os.path.join(TOP, "series"))
+CONFIGS = os.environ.get("CONFIGS", os.path.join(TOP, "configs"))
+BRANCH = os.environ.get("SERIES_BRANCH", "series")
+BASE_TAG = "base"
+PROG = "build-matrix"
+
+# Objects that include the page-table and zsmalloc headers; compiled
+# for every step that changes a header.  The arch's own mm objects are
+# added per config.
+CANARIES = [
+    "mm/memory.o", "mm/pgtable-generic.o", "mm/huge_memory.o",
+    "mm/hugetlb.o", "mm/mmu_gather.o", "mm/page_alloc.o",
+    "mm/debug_vm_pgtable.o", "mm/zsmalloc.o", "kernel/fork.o",
+]
+ARCH_CANARY_DIRS = ["arch/{srcarch}/mm", "arch/{srcarch}/include/asm"]
+EXTRA_ARCH_CANARIES = {
+    "x86": ["arch/x86/xen/mmu_pv.o", "arch/x86/kernel/ldt.o"],
+    "s390": ["arch/s390/mm/gmap.o", "arch/s390/mm/pgalloc.o",
+             "arch/s390/kvm/gaccess.o"],
+    "powerpc": ["arch/powerpc/mm/pgtable-frag.o",
+                "arch/powerpc/mm/book3s64/pgtable.o",
+                "arch/powerpc/mm/book3s64/radix_pgtable.o",
+                "arch/powerpc/mm/book3s64/hash_pgtable.o"],
+}
+
+SRCARCH = {
+    "x86_64": "x86", "i386": "x86", "x86": "x86", "arm64": "arm64",
+    "arm": "arm", "powerpc": "powerpc", "s390": "s390",
+    "riscv": "riscv", "mips": "mips", "m68k": "m68k", "sparc": "sparc",
+    "sparc64": "sparc", "sparc32": "sparc", "sh": "sh", "um": "um",
+    "hexagon": "hexagon", "openrisc": "openrisc",
+    "loongarch": "loongarch", "csky": "csky", "nios2": "nios2",
+}
+
+WARN_RE = re.compile(r"^(?P<file>[^\s:]+):\d+(?::\d+)?: (?P<kind>warning|error): (?P<msg>.*)$")
+
+# Prints the objects a directory's Makefile builds with this config.
+PRINT_OBJS_MK = r"""
+harness-print-objs:
+	@echo $(sort $(real-obj-y) $(real-obj-m) $(lib-y))
+"""
+
+
+def log(msg):
+    print(f"{PROG}: {msg}", flush=True)
+
+
+def die(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def run(cmd, cwd=None, env=None, check=True):
+    p = subprocess.run(cmd, cwd=cwd, env=env, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if check and p.returncode:
+        die(f"{shlex.join(cmd)} failed:\n{p.stdout}")
+    return p
+
+
+def git(*args, cwd=LINUX):
+    return run(["git", "-C", cwd, *args]).stdout.strip()
+
+
+class Config:
+    """A configs/<name>.config file: metadata header and fragment lines."""
+
+    def __init__(self, path):
+        self.path = path
+        self.name = os.path.basename(path)[:-len(".config")]
+        self.meta = {}
+        self.lines = []
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                m = re.match(r"^#\s*(arch|kconfig|fragments|toolchain|"
+                             r"cross_compile|subarch|llvm):\s*(.*)$", line)
+                if m:
+                    self.meta[m.group(1)] = m.group(2).strip()
+                elif re.match(r"^(CONFIG_\w+=.*|# CONFIG_\w+ is not set)$", line):
+                    self.lines.append(line)
+        for key in ("arch", "kconfig", "toolchain"):
+            if key not in self.meta:
+                die(f"{path}: missing '# {key}:' header")
+        self.arch = self.meta["arch"]
+        self.srcarch = SRCARCH.get(self.arch, self.arch)
+        if self.arch == "um":
+            self.srcarch = "um"
+        self.fragments = [os.path.join(CONFIGS, f)
+                          for f in self.meta.get("fragments", "").split()]
+        self.cross = self.meta.get("cross_compile", "")
+        self.builddir = os.path.join(BUILD, self.name)
+
+    def digest(self):
+        h = hashlib.sha256()
+        for p in self.fragments + [self.path]:
+            with open(p, "rb") as f:
+                h.update(f.read())
+        return h.hexdigest()
+
+    def compiler(self):
+        """Return (cc, make variables) or raise LookupError(reason)."""
+        if self.meta["toolchain"] == "clang":
+            llvm = self.meta.get("llvm", "/usr/lib/llvm-14/bin")
+            cc = os.path.join(llvm, "clang")
+            if not os.access(cc, os.X_OK):
+                raise LookupError(f"no toolchain: {cc} not found")
+            return cc, {"LLVM": llvm + "/"}
+        cc = self.cross + "gcc"
+        if not shutil.which(cc):
+            raise LookupError(f"no toolchain: {cc} not found")
+        return cc, {"CROSS_COMPILE": self.cross} if self.cross else {}
+
+    def make_vars(self):
+        cc, extra = self.compiler()
+        v = {"ARCH": self.arch, "O": self.builddir}
+        if self.meta.get("subarch"):
+            v["SUBARCH"] = self.meta["subarch"]
+        v.update(extra)
+        if shutil.which("ccache") and not os.environ.get("NO_CCACHE"):
+            v["CC"] = f"ccache {cc}"
+            if self.meta["toolchain"] == "clang":
+                v["HOSTCC"] = f"ccache {cc}"
+        return v
+
+    def version(self):
+        try:
+            cc, _ = self.compiler()
+        except LookupError:
+            return None
+        return run([cc, "--version"], check=False).stdout.splitlines()[0]
+
+
+def make_cmd(cfg, targets, jobs, tree=TREE, keep_going=True):
+    v = cfg.make_vars()
+    cmd = ["make", "-C", tree, f"-j{jobs}"]
+    if keep_going:
+        cmd.append("-k")
+    cmd += [f"{k}={val}" for k, val in v.items()]
+    return cmd + list(targets)
+
+
+def show(cmd):
+    return " ".join(shlex.quote(c) if " " in c else c for c in cmd)
+
+
+def ccache_env():
+    env = dict(os.environ)
+    env.update(CCACHE_BASEDIR=WORK, CCACHE_NOHASHDIR="1",
+               CCACHE_SLOPPINESS="time_macros,include_file_mtime,include_file_ctime",
+               CCACHE_COMPILERCHECK="content")
+    env.setdefault("CCACHE_MAXSIZE", "20G")
+    env.pop("MAKEFLAGS", None)
+    env.pop("MFLAGS", None)
+    env.pop("MAKELEVEL", None)
+    return env
+
+
+def configure(cfg, jobs, env):
+    """Generate .config and run make prepare, once per fragment digest."""
+    stamp = os.path.join(cfg.builddir, ".harness-config")
+    digest = cfg.digest()
+    have = open(stamp).read().strip() if os.path.exists(stamp) else ""
+    if have == digest and os.path.exists(os.path.join(cfg.builddir, ".config")):
+        p = run(make_cmd(cfg, ["prepare"], jobs, keep_going=False), env=env, check=False)
+        if p.returncode == 0:
+            return None
+        return f"make prepare failed: {first_error(p.stdout)}"
+    if os.path.exists(cfg.builddir):
+        shutil.rmtree(cfg.builddir)
+    os.makedirs(cfg.builddir)
+    p = run(make_cmd(cfg, [cfg.meta["kconfig"]], jobs, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return f"make {cfg.meta['kconfig']} failed: {first_error(p.stdout)}"
+    dotconfig = os.path.join(cfg.builddir, ".config")
+    p = run([os.path.join(TREE, "scripts/kconfig/merge_config.sh"), "-m",
+             "-O", cfg.builddir, dotconfig, *cfg.fragments, cfg.path],
+            cwd=cfg.builddir, env=env, check=False)
+    if p.returncode:
+        return f"merge_config.sh failed: {p.stdout.strip().splitlines()[-1:]}"
+    p = run(make_cmd(cfg, ["olddefconfig"], jobs, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return f"make olddefconfig failed: {first_error(p.stdout)}"
+    with open(dotconfig) as f:
+        have_lines = set(line.rstrip("\n") for line in f)
+    lost = []
+    for line in cfg.lines:
+        if line.endswith("is not set"):
+            sym = line.split()[1]
+            if any(h.startswith(sym + "=") for h in have_lines):
+                lost.append(line)
+        elif line not in have_lines:
+            lost.append(line)
+    if lost:
+        return "fragment lines not in the final .config: " + ", ".join(lost)
+    p = run(make_cmd(cfg, ["prepare"], jobs, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return f"make prepare failed: {first_error(p.stdout)}"
+    with open(stamp, "w") as f:
+        f.write(digest + "\n")
+    return None
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if ": error:" in line or "Error " in line or "*** " in line:
+            return line.strip()
+    lines = out.strip().splitlines()
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def enabled_objects(cfg, directory, env, cache):
+    """Objects of DIRECTORY that kbuild builds with this .config."""
+    if directory in cache:
+        return cache[directory]
+    objs = set()
+    if os.path.exists(os.path.join(TREE, directory, "Makefile")) or \
+            os.path.exists(os.path.join(TREE, directory, "Kbuild")):
+        mk = os.path.join(cfg.builddir, ".harness-print-objs.mk")
+        with open(mk, "w") as f:
+            f.write(PRINT_OBJS_MK)
+        # Variables the arch Makefiles export and directory Makefiles use.
+        dotconfig = open(os.path.join(cfg.builddir, ".config")).read()
+        bits = "64" if "\nCONFIG_64BIT=y" in dotconfig else "32"
+        mmuext = "" if "\nCONFIG_MMU=y" in dotconfig else "-nommu"
+        p = run(["make", "-s", "-f", os.path.join(TREE, "scripts/Makefile.build"),
+                 f"BITS={bits}", f"MMUEXT={mmuext}",
+                 "-f", mk, f"srctree={TREE}", f"obj={directory}",
+                 f"SRCARCH={cfg.srcarch}", f"ARCH={cfg.arch}",
+                 "harness-print-objs"], cwd=cfg.builddir, env=env, check=False)
+        if p.returncode == 0:
+            objs = set(p.stdout.split())
+    cache[directory] = objs
+    return objs
+
+
+def objects_for(paths):
+    """Map source paths to object paths (None for non-sources)."""
+    out = []
+    for p in paths:
+        base, ext = os.path.splitext(p)
+        if ext in (".c", ".S"):
+            out.append(base + ".o")
+    return out
+
+
+def affects(cfg, path):
+    if path.startswith("Documentation/") or path.startswith("tools/") or \
+            path.startswith("scripts/") and not path.startswith("scripts/kconfig"):
+        return False
+    m = re.match(r"^arch/([^/]+)/", path)
+    if m:
+        return m.group(1) == cfg.srcarch or \
+            (cfg.srcarch == "um" and m.group(1) == "x86")
+    return True
+
+
+def parse_warnings(out):
+    found = set()
+    for line in out.splitlines():
+        m = WARN_RE.match(line.strip())
+        if m and m.group("kind") == "warning":
+            f = os.path.normpath(m.group("file"))
+            f = re.sub(r"^(\.\./)+", "", f)
+            if f.startswith(TREE + "/"):
+                f = f[len(TREE) + 1:]
+            found.add(f"{f}: {m.group('msg')}")
+    return found
+
+
+class Matrix:
+    def __init__(self, args):
+        self.args = args
+        self.env = ccache_env()
+        self.cells = []
+        self.baseline = {}
+
+    def load_configs(self):
+        names = sorted(f for f in os.listdir(CONFIGS) if f.endswith(".config"))
+        cfgs = [Config(os.path.join(CONFIGS, n)) for n in names]
+        if self.args.configs:
+            want = self.args.configs.split(",")
+            unknown = set(want) - {c.name for c in cfgs}
+            if unknown:
+                die("unknown config(s): " + ", ".join(sorted(unknown)) +
+                    " (see configs/)")
+            cfgs = [c for c in cfgs if c.name in want]
+        return cfgs
+
+    def load_steps(self):
+        if not run(["git", "-C", LINUX, "rev-parse", "-q", "--verify",
+                    f"refs/tags/{BASE_TAG}"], check=False).stdout.strip():
+            die(f"no base tree in {LINUX}; run 'make base' first")
+        entries = []
+        if os.path.exists(SERIES):
+            with open(SERIES) as f:
+                for line in f:
+                    e = line.split("#", 1)[0].strip()
+                    if e:
+                        entries.append(e.split()[0])
+        has_branch = run(["git", "-C", LINUX, "rev-parse", "-q", "--verify",
+                          f"refs/heads/{BRANCH}"], check=False).returncode == 0
+        commits = git("rev-list", "--reverse", f"{BASE_TAG}..{BRANCH}").split() \
+            if has_branch else []
+        if len(commits) != len(entries):
+            die(f"branch {BRANCH} has {len(commits)} commits but series lists "
+                f"{len(entries)} patches; run 'make apply' first")
+        steps = [{"index": 0, "name": "base", "commit": git("rev-parse", BASE_TAG)}]
+        for i, (c, e) in enumerate(zip(commits, entries), 1):
+            steps.append({"index": i, "name": e, "commit": c})
+        prev = steps[0]["commit"]
+        for s in steps[1:]:
+            s["files"] = git("diff", "--name-only", prev, s["commit"]).split()
+            prev = s["commit"]
+        steps[0]["files"] = None   # the base: everything
+        return steps
+
+    def prepare_tree(self):
+        if not os.path.exists(os.path.join(TREE, ".git")):
+            os.makedirs(os.path.dirname(TREE), exist_ok=True)
+            run(["git", "-C", LINUX, "worktree", "prune"])
+            run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", TREE, BASE_TAG])
+        dirty = git("status", "--porcelain", "--untracked-files=no", cwd=TREE)
+        if dirty:
+            die(f"work tree {TREE} is dirty; refusing to build:\n{dirty}")
+
+    def checkout(self, commit):
+        run(["git", "-C", TREE, "-c", "advice.detachedHead=false",
+             "checkout", "-q", "--detach", commit])
+
+    def selected_steps(self, steps):
+        sel = self.args.steps
+        last = len(steps) - 1
+        if sel == "all":
+            return set(range(len(steps)))
+        if sel == "final":
+            return {0, last}
+        out = {0}
+        for part in sel.split(","):
+            if ".." in part:
+                a, b = part.split("..")
+                out.update(range(int(a), int(b or last) + 1))
+            else:
+                out.add(int(part))
+        return {i for i in out if i <= last}
+
+    def targets(self, cfg, step, all_touched, cache):
+        """(objects to build, objects not built by this config)."""
+        if step["files"] is None:
+            wanted = set(CANARIES) | set(all_touched)
+            header = True
+        else:
+            files = [f for f in step["files"] if affects(cfg, f)]
+            if not files:
+                return None, None
+            wanted = set(objects_for(files))
+            header = any(not f.endswith((".c", ".S")) for f in files)
+            if header:
+                wanted |= set(CANARIES)
+        if header:
+            for d in ARCH_CANARY_DIRS:
+                d = d.format(srcarch=cfg.srcarch)
+                wanted |= enabled_objects(cfg, d, self.env, cache)
+            wanted |= set(EXTRA_ARCH_CANARIES.get(cfg.srcarch, []))
+        wanted = {o for o in wanted if affects(cfg, o)}
+        build, skipped = [], []
+        for o in sorted(wanted):
+            if o in enabled_objects(cfg, os.path.dirname(o), self.env, cache):
+                build.append(o)
+            else:
+                skipped.append(o)
+        return build, skipped
+
+    def record(self, cfg, step, status, reason="", duration=0.0, cmd=None,
+               warnings=(), built=(), not_built=(), kind="objects"):
+        cell = {
+            "arch": cfg.arch, "config": cfg.name,
+            "step": step["index"], "patch": step["name"],
+            "commit": step["commit"], "kind": kind,
+            "status": status, "reason": reason,
+            "duration": round(duration, 1),
+            "compiler": cfg.version(),
+            "new_warnings": sorted(warnings),
+            "objects": list(built), "not_built": list(not_built),
+            "make": show(cmd) if cmd else None,
+        }
+        self.cells.append(cell)
+        what = f"{len(built)} objects" if kind == "objects" else "vmlinux"
+        extra = f", {len(not_built)} not built" if not_built else ""
+        log(f"[step {step['index']}] [{cfg.name}] {status} "
+            f"{cell['duration']}s ({what}{extra}){': ' + reason if reason else ''}")
+        if status == "FAIL" and cmd:
+            log(f"  reproduce: git -C {LINUX} worktree add /tmp/t {step['commit'][:12]} "
+                f"&& {show(cmd).replace(TREE, '/tmp/t')}")
+
+    def build_cell(self, cfg, step, all_touched, cache):
+        built, not_built = self.targets(cfg, step, all_touched, cache)
+        if built is None:
+            self.record(cfg, step, "N/A", "step does not touch this config's files")
+            return
+        if not built:
+            self.record(cfg, step, "SKIP", "no touched object is enabled by this config",
+                        not_built=not_built)
+            return
+        cmd = make_cmd(cfg, built, self.args.jobs)
+        t = time.time()
+        p = run(cmd, env=self.env, check=False)
+        dt = time.time() - t
+        warns = parse_warnings(p.stdout)
+        base = self.baseline.setdefault(cfg.name, set())
+        if step["index"] == 0:
+            base |= warns
+            new = set()
+        else:
+            new = warns - base
+        if p.returncode:
+            self.record(cfg, step, "FAIL", first_error(p.stdout), dt, cmd,
+                        new, built, not_built)
+        elif new:
+            self.record(cfg, step, "FAIL", f"{len(new)} new warning(s): "
+                        + sorted(new)[0], dt, cmd, new, built, not_built)
+        else:
+            self.record(cfg, step, "PASS", "", dt, cmd, new, built, not_built)
+
+    def link_cell(self, cfg, step):
+        target = "vmlinux"
+        cmd = make_cmd(cfg, [target], self.args.jobs, keep_going=False)
+        t = time.time()
+        p = run(cmd, env=self.env, check=False)
+        dt = time.time() - t
+        warns = parse_warnings(p.stdout) - self.baseline.get(cfg.name, set())
+        # Warnings from files no step touched cannot be told from base
+        # ones without a base link; only touched files count here.
+        touched = self.touched_files
+        warns = {w for w in warns if w.split(":")[0] in touched}
+        ok = p.returncode == 0 and os.path.exists(os.path.join(cfg.builddir, target))
+        status = "PASS" if ok and not warns else "FAIL"
+        reason = "" if status == "PASS" else (
+            first_error(p.stdout) if not ok else "new warning: " + sorted(warns)[0])
+        self.record(cfg, step, status, reason, dt, cmd, warns, kind="link")
+
+    def main(self):
+        cfgs = self.load_configs()
+        steps = self.load_steps()
+        wanted_steps = self.selected_steps(steps)
+        link_cfgs = set(self.args.link.split(",")) if self.args.link else set()
+        if "all" in link_cfgs:
+            link_cfgs = {c.name for c in cfgs}
+        self.touched_files = set()
+        for s in steps[1:]:
+            self.touched_files.update(s["files"])
+        all_touched = objects_for(sorted(self.touched_files))
+        self.prepare_tree()
+        os.makedirs(RESULTS, exist_ok=True)
+
+        usable = []
+        for cfg in cfgs:
+            try:
+                cfg.compiler()
+                usable.append(cfg)
+            except LookupError as e:
+                for s in steps:
+                    if s["index"] in wanted_steps:
+                        self.record(cfg, s, "SKIP", str(e))
+        log(f"{len(steps) - 1} patches, {len(wanted_steps)} steps selected, "
+            f"{len(cfgs)} configs ({len(cfgs) - len(usable)} without toolchain)")
+
+        configured = {}
+        caches = {}
+        t0 = time.time()
+        for s in steps:
+            if s["index"] not in wanted_steps:
+                continue
+            self.checkout(s["commit"])
+            log(f"step {s['index']}/{len(steps) - 1}: {s['name']} "
+                f"({s['commit'][:12]})")
+            for cfg in usable:
+                if cfg.name not in configured:
+                    err = configure(cfg, self.args.jobs, self.env)
+                    configured[cfg.name] = err
+                    if err:
+                        log(f"[{cfg.name}] configuration failed: {err}")
+                if configured[cfg.name]:
+                    self.record(cfg, s, "FAIL", configured[cfg.name])
+                    continue
+                # Kconfig/Makefiles may change between steps.
+                cache = caches.setdefault((cfg.name, s["index"]), {})
+                self.build_cell(cfg, s, all_touched, cache)
+            if s["index"] == len(steps) - 1:
+                for cfg in usable:
+                    if cfg.name in link_cfgs and not configured.get(cfg.name):
+                        self.link_cell(cfg, s)
+        self.write(cfgs, steps, time.time() - t0)
+        return 1 if any(c["status"] == "FAIL" for c in self.cells) else 0
+
+    def write(self, cfgs, steps, elapsed):
+        meta = {
+            "base": steps[0]["commit"], "head": steps[-1]["commit"],
+            "branch": BRANCH, "elapsed": round(elapsed, 1),
+            "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "jobs": self.args.jobs, "steps": self.args.steps,
+            "link": self.args.link,
+            "cells": self.cells,
+        }
+        with open(os.path.join(RESULTS, "matrix.json"), "w") as f:
+            json.dump(meta, f, indent=1)
+            f.write("\n")
+        names = [c.name for c in cfgs]
+        short = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP", "N/A": "-"}
+        rows = {}
+        for c in self.cells:
+            key = (c["step"], c["kind"])
+            rows.setdefault(key, {})[c["config"]] = c
+        out = [f"# Build matrix ({meta['date']})", "",
+               f"base {meta['base'][:12]}, head {meta['head'][:12]}, "
+               f"{len(self.cells)} cells, {meta['elapsed']}s", "",
+               "| step | " + " | ".join(names) + " |",
+               "|---" * (len(names) + 1) + "|"]
+        for (idx, kind) in sorted(rows):
+            label = steps[idx]["name"] if kind == "objects" else "vmlinux link"
+            label = re.sub(r"^(.*/)?(\d{4})-(.{0,40}).*\.patch$", r"\1\2 \3", label)
+            cells = [short[rows[(idx, kind)][n]["status"]] if n in rows[(idx, kind)]
+                     else "" for n in names]
+            out.append(f"| {idx} {label} | " + " | ".join(cells) + " |")
+        counts = {}
+        for c in self.cells:
+            counts[c["status"]] = counts.get(c["status"], 0) + 1
+        out += ["", "Totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
+                "", "Reasons:", ""]
+        seen = set()
+        for c in self.cells:
+            if c["status"] in ("FAIL", "SKIP") and (c["config"], c["reason"]) not in seen:
+                seen.add((c["config"], c["reason"]))
+                out.append(f"- {c['config']} step {c['step']}: {c['status']}: {c['reason']}")
+        with open(os.path.join(RESULTS, "matrix.md"), "w") as f:
+            f.write("\n".join(out) + "\n")
+        log(f"results: {RESULTS}/matrix.md, {RESULTS}/matrix.json; " +
+            ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configs", help="comma-separated config names (default: all)")
+    ap.add_argument("--steps", default="all",
+                    help="'all', 'final' (base and last) or a list like 0,3,5..9")
+    ap.add_argument("--link", default="",
+                    help="configs that link vmlinux at the final step ('all' for every one)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    sys.exit(Matrix(args).main())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check-patches.sh - patch hygiene: every patch in 'series' has From,
+# Subject, Signed-off-by and a diffstat, passes the base tree's
+# checkpatch.pl --strict with no error and no warning, and 'series' and
+# patches/ agree (nothing listed is missing, nothing present is unlisted).
+#
+# Usage: scripts/check-patches.sh [-h]
+#
+# scripts/checkpatch.allow lists the only tolerated checkpatch messages:
+# one '<patch> <TYPE> <reason>' per line, for warnings that kernel
+# convention forces.  Prints one 'PASS|FAIL <check>' line per check and
+# exits non-zero when any check fails.
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+maybe_usage "$@"
+require_base
+
+ALLOW=${ALLOW:-$TOP/scripts/checkpatch.allow}
+fails=0
+
+pass() { printf 'PASS %s\n' "$1"; }
+fail() { printf 'FAIL %s: %s\n' "$1" "$2"; fails=$((fails + 1)); }
+
+mapfile -t entries < <(series_entries)
+
+# series <-> patches/
+for e in "${entries[@]}"; do
+	[ -f "$PATCHES/$e" ] || fail "series/$e" "listed in series, missing from patches/"
+done
+while IFS= read -r f; do
+	printf '%s\n' "${entries[@]}" | grep -qxF "$f" ||
+		fail "series/$f" "in patches/ but not listed in series"
+done < <(cd "$PATCHES" && find . -name '*.patch' ! -name '0000-cover-letter*' | sed 's|^\./||' | sort)
+dups=$(printf '%s\n' "${entries[@]}" | sort | uniq -d)
+[ -z "$dups" ] || fail "series" "listed twice: $dups"
+[ "$fails" -gt 0 ] || pass "series matches patches/ (${#entries[@]} patches)"
+
+allowed_types()
+{
+	[ -f "$ALLOW" ] || return 0
+	sed -e 's/#.*//' "$ALLOW" | awk -v p="$1" '$1 == p { print $2 }' | paste -sd, -
+}
+
+for e in "${entries[@]}"; do
+	f=$PATCHES/$e
+	[ -f "$f" ] || continue
+	missing=()
+	grep -q '^From: ' "$f" || missing+=(From)
+	grep -q '^Subject: ' "$f" || missing+=(Subject)
+	grep -q '^Signed-off-by: ' "$f" || missing+=(Signed-off-by)
+	grep -qE '^ [0-9]+ files? changed' "$f" || missing+=(diffstat)
+	if [ ${#missing[@]} -gt 0 ]; then
+		fail "headers/$e" "missing ${missing[*]}"
+	else
+		pass "headers/$e"
+	fi
+
+	ignore=$(allowed_types "$e")
+	out=$(cd "$LINUX" && perl scripts/checkpatch.pl --strict --no-color \
+		--summary-file ${ignore:+--ignore "$ignore"} "$f" 2>&1) || true
+	summary=$(printf '%s\n' "$out" | grep -E '^total: ' | tail -n 1)
+	if printf '%s\n' "$summary" | grep -qE '^total: 0 errors, 0 warnings,'; then
+		pass "checkpatch/$e"
+	else
+		printf '%s\n' "$out" | grep -E '^(ERROR|WARNING|CHECK):' | sed 's/^/  /'
+		fail "checkpatch/$e" "${summary:-checkpatch did not run}
+  reproduce: cd $LINUX && scripts/checkpatch.pl --strict $f"
+	fi
+done
+
+exit $((fails > 0))

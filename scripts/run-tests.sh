@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-tests.sh - the main job ('check') and the test run ('test').
+#
+# Usage: scripts/run-tests.sh [-h] [check|test]
+#
+# check: fetch and verify the base, check every patch, apply the series
+#        with git am and with quilt, check the export round trip and run
+#        the CI tier of the build matrix.
+# test:  all of that, then the tests of the harness itself (tests/*.bats).
+#
+# Every check prints one PASS/FAIL/SKIP line; the run ends with a line
+# 'N passed, M failed, K skipped' and exits non-zero if anything failed.
+# A log per check is kept in $RESULTS/logs/.
+set -euo pipefail
+
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+maybe_usage "$@"
+
+mode=${1:-test}
+case "$mode" in check|test) ;; *) die "unknown mode '$mode' (check or test)";; esac
+
+mkdir -p "$RESULTS/logs"
+TSV=$RESULTS/tests.tsv
+: > "$TSV"
+JOBS=${JOBS:-$(nproc)}
+export JOBS
+start=$(date +%s)
+
+record()
+{
+	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"
+	printf '%-4s %s%s\n' "$1" "$2" "${3:+ ($3)}"
+}
+
+# step NAME CMD...: run CMD with its output in a log; record PASS/FAIL.
+step()
+{
+	local name=$1 logf t0
+	shift
+	logf=$RESULTS/logs/$(printf '%s' "$name" | tr -c 'A-Za-z0-9._-' '_').log
+	t0=$(date +%s)
+	log "running $name"
+	if "$@" >"$logf" 2>&1; then
+		record PASS "$name" "$(( $(date +%s) - t0 ))s"
+		return 0
+	fi
+	tail -n 15 "$logf" | sed 's/^/  | /'
+	record FAIL "$name" "see $logf"
+	return 1
+}
+
+# lines: re-record 'PASS|FAIL|SKIP name: reason' lines of a checker.
+lines()
+{
+	local status rest
+	while read -r status rest; do
+		case "$status" in
+		PASS|FAIL|SKIP) record "$status" "${rest%%: *}" "$( [ "$rest" = "${rest#*: }" ] || printf '%s' "${rest#*: }")" ;;
+		*) printf '  %s %s\n' "$status" "$rest" ;;
+		esac
+	done
+}
+
+# cells JSON: one record per matrix cell (N/A cells are not tests).
+cells()
+{
+	python3 - "$1" <<'PY' | lines
+import json, sys
+for c in json.load(open(sys.argv[1]))["cells"]:
+    if c["status"] == "N/A":
+        continue
+    what = "link" if c["kind"] == "link" else "step %d" % c["step"]
+    print("%s matrix/%s/%s: %s" % (c["status"], c["config"], what, c["reason"]))
+PY
+}
+
+summary()
+{
+	local p f s
+	p=$(grep -c '^PASS' "$TSV" || true)
+	f=$(grep -c '^FAIL' "$TSV" || true)
+	s=$(grep -c '^SKIP' "$TSV" || true)
+	log "finished in $(( $(date +%s) - start ))s; results in $TSV"
+	echo "$p passed, $f failed, $s skipped"
+	[ "$f" -eq 0 ]
+}
+trap 'summary' EXIT
+
+step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
+	exit 1
+"$TOP/scripts/check-patches.sh" 2>&1 | lines || true
+step "apply: git am of series" "$TOP/scripts/apply-series.sh" || exit 1
+step "apply: quilt push -a --fuzz=0 matches git am" "$TOP/scripts/check-quilt.sh" || true
+step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
+
+CI_STEP_CONFIGS=${CI_STEP_CONFIGS:-x86_64}
+CI_LINK_CONFIGS=${CI_LINK_CONFIGS:-x86_64,i386-pae,arm64-4k}
+log "build matrix: every step on $CI_STEP_CONFIGS"
+RESULTS=$RESULTS/matrix-steps "$TOP/scripts/build-matrix.py" -j"$JOBS" \
+	--steps all --configs "$CI_STEP_CONFIGS" | tee "$RESULTS/logs/matrix-steps.log" | grep -v '^build-matrix: \[step' || true
+cells "$RESULTS/matrix-steps/matrix.json"
+log "build matrix: base and final step on every config, vmlinux on $CI_LINK_CONFIGS"
+RESULTS=$RESULTS/matrix-final "$TOP/scripts/build-matrix.py" -j"$JOBS" \
+	--steps final --link "$CI_LINK_CONFIGS" | tee "$RESULTS/logs/matrix-final.log" | grep -v '^build-matrix: \[step' || true
+cells "$RESULTS/matrix-final/matrix.json"
+
+if [ "$mode" = test ]; then
+	log "tests of the harness (bats)"
+	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.log" | while IFS= read -r l; do
+		case "$l" in
+		"ok "*"# skip"*) n=${l#ok * }; echo "SKIP bats/${n%% # skip*}: ${n#*# skip}" ;;
+		"ok "*) echo "PASS bats/${l#ok * }" ;;
+		"not ok "*) echo "FAIL bats/${l#not ok * }" ;;
+		"#"*) echo "  $l" ;;
+		esac
+	done | lines
+fi

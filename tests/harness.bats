@@ -1,0 +1,121 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Tests of the harness itself: each failure mode it promises to report.
+
+load helpers
+
+setup()
+{
+	require_base
+	export SERIES_BRANCH=harness-test
+	export SERIES=$BATS_TEST_TMPDIR/s/series
+	export PATCHES=$BATS_TEST_TMPDIR/s/patches
+}
+
+teardown()
+{
+	git -C "$LINUX" checkout -q -f --detach "$BASE_TAG" 2>/dev/null || true
+	git -C "$LINUX" branch -q -D harness-test 2>/dev/null || true
+}
+
+@test "a wrong checksum stops before unpacking" {
+	tmp=$BATS_TEST_TMPDIR/w
+	run env WORK="$tmp" LINUX="$tmp/linux" BASE_SKIP_INSTALL=1 \
+		BASE_SHA256=0000000000000000000000000000000000000000000000000000000000000000 \
+		"$TOP/scripts/fetch-base.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"sha256 mismatch: expected 0000"*", found cacdc383"* ]]
+	[ ! -e "$tmp/linux" ]
+	[ -z "$(ls -A "$tmp" 2>/dev/null)" ]
+}
+
+@test "a wrong base version is named, never replaced" {
+	tmp=$BATS_TEST_TMPDIR/w
+	run env WORK="$tmp" LINUX="$tmp/linux" BASE_VERSION=6.1.0-0 \
+		"$TOP/scripts/fetch-base.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"expected version 6.1.0-0, found '6.1.192-3'"* ||
+	   "$output" == *"cannot install version 6.1.0-0 (found: 6.1.192-3)"* ]]
+	[ ! -e "$tmp/linux" ]
+	[ "$(dpkg-query -W -f='${Version}' linux-source-6.1)" = 6.1.192-3 ]
+}
+
+@test "a patch that does not apply is named and the base is untouched" {
+	good=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test */' "mm: good")
+	# A patch against a line that the first one does not have.
+	bad=$(commit_edit "$BASE_TAG" mm/memory.c 's/^#include <linux\/mm.h>$/#include <linux\/mm.h> \/* x *\//' "mm: bad")
+	bad=$(commit_edit "$good" mm/memory.c '1d' "mm: drop first line")
+	make_series "$BATS_TEST_TMPDIR/s" "$good" "$bad"
+	# Make the second patch conflict: its context no longer exists.
+	sed -i 's|^-// SPDX-License-Identifier: GPL-2.0-only|-// not the first line|' \
+		"$PATCHES"/test/0002-*.patch
+	before=$(git -C "$LINUX" rev-parse "$BASE_TAG")
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"patch test/0002-mm-drop-first-line.patch does not apply at mm/memory.c:1"* ]]
+	[ "$(git -C "$LINUX" rev-parse "$BASE_TAG")" = "$before" ]
+	! git -C "$LINUX" rev-parse -q --verify refs/heads/harness-test
+	[ -z "$(git -C "$LINUX" status --porcelain --untracked-files=no)" ]
+}
+
+@test "a dirty base work tree is refused" {
+	make_series "$BATS_TEST_TMPDIR/s"
+	echo "/* local change */" >> "$LINUX/mm/memory.c"
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"is dirty"*"mm/memory.c"* ]]
+}
+
+@test "apply then export is a byte-for-byte round trip" {
+	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
+	b=$(commit_edit "$a" kernel/fork.c '1a\/* harness test two */' "fork: second test change")
+	make_series "$BATS_TEST_TMPDIR/s" "$a" "$b"
+	printf '# trailing comment\n' >> "$SERIES"
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -eq 0 ]
+	run "$TOP/scripts/check-roundtrip.sh"
+	[ "$status" -eq 0 ]
+	# And the check notices a difference.
+	sed -i 's/first test change/first changed/' "$PATCHES"/test/0001-*.patch
+	run "$TOP/scripts/check-roundtrip.sh"
+	[ "$status" -ne 0 ]
+}
+
+@test "a config whose compiler is missing is SKIP, never PASS" {
+	make_series "$BATS_TEST_TMPDIR/s"
+	"$TOP/scripts/apply-series.sh"
+	mkdir -p "$BATS_TEST_TMPDIR/configs"
+	cat > "$BATS_TEST_TMPDIR/configs/nocc.config" <<-EOC
+	# nocc: a config whose cross compiler does not exist
+	# arch: loongarch
+	# kconfig: tinyconfig
+	# toolchain: gcc
+	# cross_compile: harness-no-such-compiler-
+	CONFIG_MMU=y
+	EOC
+	run env CONFIGS="$BATS_TEST_TMPDIR/configs" RESULTS="$BATS_TEST_TMPDIR/r" \
+		"$TOP/scripts/build-matrix.py" --steps all
+	[ "$status" -eq 0 ]
+	[[ "$(cell "$BATS_TEST_TMPDIR/r/matrix.json" nocc 0)" == "SKIP no toolchain: harness-no-such-compiler-gcc not found" ]]
+}
+
+@test "a compile error at step N is reported at step N on the right configs only" {
+	one=$(commit_edit "$BASE_TAG" mm/pgtable-generic.c '1a\/* harness test */' "mm: touch generic code")
+	two=$(commit_edit "$one" arch/x86/mm/pgtable.c 's/^pgtable_t pte_alloc_one(struct mm_struct \*mm)$/&\nharness_error;/' "x86/mm: break the build")
+	three=$(commit_edit "$two" arch/x86/mm/pgtable.c '/^harness_error;$/d' "x86/mm: fix the build")
+	four=$(commit_edit "$three" arch/arm64/mm/mmu.c 's/^void __init paging_init(void)$/static int harness_unused;\n&/' "arm64/mm: add a warning")
+	make_series "$BATS_TEST_TMPDIR/s" "$one" "$two" "$three" "$four"
+	"$TOP/scripts/apply-series.sh"
+	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/build-matrix.py" \
+		--steps all --configs x86_64,arm64-4k
+	[ "$status" -ne 0 ]
+	j=$BATS_TEST_TMPDIR/r/matrix.json
+	[[ "$(cell "$j" x86_64 1)" == PASS* ]]
+	[[ "$(cell "$j" arm64-4k 1)" == PASS* ]]
+	[[ "$(cell "$j" x86_64 2)" == "FAIL "*"harness_error"* ]]
+	[[ "$(cell "$j" arm64-4k 2)" == N/A* ]]
+	[[ "$(cell "$j" x86_64 3)" == PASS* ]]
+	[[ "$(cell "$j" arm64-4k 3)" == N/A* ]]
+	[[ "$(cell "$j" x86_64 4)" == N/A* ]]
+	[[ "$(cell "$j" arm64-4k 4)" == "FAIL 1 new warning(s): arch/arm64/mm/mmu.c: "*"harness_unused"* ]]
+}
