@@ -294,15 +294,17 @@ def affects(cfg, path):
     return True
 
 
-def parse_warnings(out):
+def parse_warnings(out, builddir):
+    """Warnings as 'path-in-tree: message', without line numbers."""
     found = set()
     for line in out.splitlines():
         m = WARN_RE.match(line.strip())
         if m and m.group("kind") == "warning":
-            f = os.path.normpath(m.group("file"))
-            f = re.sub(r"^(\.\./)+", "", f)
+            f = os.path.normpath(os.path.join(builddir, m.group("file")))
             if f.startswith(TREE + "/"):
                 f = f[len(TREE) + 1:]
+            elif f.startswith(builddir + "/"):
+                f = f[len(builddir) + 1:]
             found.add(f"{f}: {m.group('msg')}")
     return found
 
@@ -445,7 +447,7 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        warns = parse_warnings(p.stdout)
+        warns = parse_warnings(p.stdout, cfg.builddir)
         base = self.baseline.setdefault(cfg.name, set())
         if step["index"] == 0:
             base |= warns
@@ -467,7 +469,7 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        warns = parse_warnings(p.stdout) - self.baseline.get(cfg.name, set())
+        warns = parse_warnings(p.stdout, cfg.builddir) - self.baseline.get(cfg.name, set())
         # Warnings from files no step touched cannot be told from base
         # ones without a base link; only touched files count here.
         touched = self.touched_files
