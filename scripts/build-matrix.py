@@ -21,27 +21,17 @@ reason, duration, compiler, new warnings, make command).
 """
 
 import argparse
-import hashlib
 import json
 import os
 import re
-import shlex
-import shutil
-import subprocess
 import sys
 import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORK = os.environ.get("WORK", os.path.join(TOP, "work"))
-LINUX = os.environ.get("LINUX", os.path.join(WORK, "linux"))
-BUILD = os.environ.get("BUILD", os.path.join(WORK, "build"))
-TREE = os.environ.get("TREE", os.path.join(WORK, "tree"))
-RESULTS = os.environ.get("RESULTS", os.path.join(WORK, "results"))
-SERIES = os.environ.get("SERIES", os.path.join(TOP, "series"))
-CONFIGS = os.environ.get("CONFIGS", os.path.join(TOP, "configs"))
-BRANCH = os.environ.get("SERIES_BRANCH", "series")
-BASE_TAG = "base"
-PROG = "build-matrix"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kbuild import (  # noqa: E402
+    BRANCH, BASE_TAG, CONFIGS, LINUX, RESULTS, SERIES, TREE, Config,
+    affects, ccache_env, configure, die, enabled_objects, first_error, object_enabled, git,
+    log, make_cmd, objects_for, parse_warnings, run, show)
 
 # Objects that include the page-table and zsmalloc headers; compiled
 # for every step that changes a header.  The arch's own mm objects are
@@ -51,7 +41,7 @@ CANARIES = [
     "mm/hugetlb.o", "mm/mmu_gather.o", "mm/page_alloc.o",
     "mm/debug_vm_pgtable.o", "mm/zsmalloc.o", "kernel/fork.o",
 ]
-ARCH_CANARY_DIRS = ["arch/{srcarch}/mm", "arch/{srcarch}/include/asm"]
+ARCH_CANARY_DIRS = ["arch/{srcarch}/mm"]
 EXTRA_ARCH_CANARIES = {
     "x86": ["arch/x86/xen/mmu_pv.o", "arch/x86/kernel/ldt.o"],
     "s390": ["arch/s390/mm/gmap.o", "arch/s390/mm/pgalloc.o",
@@ -61,252 +51,6 @@ EXTRA_ARCH_CANARIES = {
                 "arch/powerpc/mm/book3s64/radix_pgtable.o",
                 "arch/powerpc/mm/book3s64/hash_pgtable.o"],
 }
-
-SRCARCH = {
-    "x86_64": "x86", "i386": "x86", "x86": "x86", "arm64": "arm64",
-    "arm": "arm", "powerpc": "powerpc", "s390": "s390",
-    "riscv": "riscv", "mips": "mips", "m68k": "m68k", "sparc": "sparc",
-    "sparc64": "sparc", "sparc32": "sparc", "sh": "sh", "um": "um",
-    "hexagon": "hexagon", "openrisc": "openrisc",
-    "loongarch": "loongarch", "csky": "csky", "nios2": "nios2",
-}
-
-WARN_RE = re.compile(r"^(?P<file>[^\s:]+):\d+(?::\d+)?: (?P<kind>warning|error): (?P<msg>.*)$")
-
-# Prints the objects a directory's Makefile builds with this config.
-PRINT_OBJS_MK = r"""
-harness-print-objs:
-	@echo $(sort $(real-obj-y) $(real-obj-m) $(lib-y))
-"""
-
-
-def log(msg):
-    print(f"{PROG}: {msg}", flush=True)
-
-
-def die(msg):
-    print(f"{PROG}: error: {msg}", file=sys.stderr, flush=True)
-    sys.exit(1)
-
-
-def run(cmd, cwd=None, env=None, check=True):
-    p = subprocess.run(cmd, cwd=cwd, env=env, text=True,
-                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    if check and p.returncode:
-        die(f"{shlex.join(cmd)} failed:\n{p.stdout}")
-    return p
-
-
-def git(*args, cwd=LINUX):
-    return run(["git", "-C", cwd, *args]).stdout.strip()
-
-
-class Config:
-    """A configs/<name>.config file: metadata header and fragment lines."""
-
-    def __init__(self, path):
-        self.path = path
-        self.name = os.path.basename(path)[:-len(".config")]
-        self.meta = {}
-        self.lines = []
-        with open(path) as f:
-            for line in f:
-                line = line.rstrip("\n")
-                m = re.match(r"^#\s*(arch|kconfig|fragments|toolchain|"
-                             r"cross_compile|subarch|llvm):\s*(.*)$", line)
-                if m:
-                    self.meta[m.group(1)] = m.group(2).strip()
-                elif re.match(r"^(CONFIG_\w+=.*|# CONFIG_\w+ is not set)$", line):
-                    self.lines.append(line)
-        for key in ("arch", "kconfig", "toolchain"):
-            if key not in self.meta:
-                die(f"{path}: missing '# {key}:' header")
-        self.arch = self.meta["arch"]
-        self.srcarch = SRCARCH.get(self.arch, self.arch)
-        if self.arch == "um":
-            self.srcarch = "um"
-        self.fragments = [os.path.join(CONFIGS, f)
-                          for f in self.meta.get("fragments", "").split()]
-        self.cross = self.meta.get("cross_compile", "")
-        self.builddir = os.path.join(BUILD, self.name)
-
-    def digest(self):
-        h = hashlib.sha256()
-        for p in self.fragments + [self.path]:
-            with open(p, "rb") as f:
-                h.update(f.read())
-        return h.hexdigest()
-
-    def compiler(self):
-        """Return (cc, make variables) or raise LookupError(reason)."""
-        if self.meta["toolchain"] == "clang":
-            llvm = self.meta.get("llvm", "/usr/lib/llvm-14/bin")
-            cc = os.path.join(llvm, "clang")
-            if not os.access(cc, os.X_OK):
-                raise LookupError(f"no toolchain: {cc} not found")
-            return cc, {"LLVM": llvm + "/"}
-        cc = self.cross + "gcc"
-        if not shutil.which(cc):
-            raise LookupError(f"no toolchain: {cc} not found")
-        return cc, {"CROSS_COMPILE": self.cross} if self.cross else {}
-
-    def make_vars(self):
-        cc, extra = self.compiler()
-        v = {"ARCH": self.arch, "O": self.builddir}
-        if self.meta.get("subarch"):
-            v["SUBARCH"] = self.meta["subarch"]
-        v.update(extra)
-        if shutil.which("ccache") and not os.environ.get("NO_CCACHE"):
-            v["CC"] = f"ccache {cc}"
-            if self.meta["toolchain"] == "clang":
-                v["HOSTCC"] = f"ccache {cc}"
-        return v
-
-    def version(self):
-        try:
-            cc, _ = self.compiler()
-        except LookupError:
-            return None
-        return run([cc, "--version"], check=False).stdout.splitlines()[0]
-
-
-def make_cmd(cfg, targets, jobs, tree=TREE, keep_going=True):
-    v = cfg.make_vars()
-    cmd = ["make", "-C", tree, f"-j{jobs}"]
-    if keep_going:
-        cmd.append("-k")
-    cmd += [f"{k}={val}" for k, val in v.items()]
-    return cmd + list(targets)
-
-
-def show(cmd):
-    return " ".join(shlex.quote(c) if " " in c else c for c in cmd)
-
-
-def ccache_env():
-    env = dict(os.environ)
-    env.update(CCACHE_BASEDIR=WORK, CCACHE_NOHASHDIR="1",
-               CCACHE_SLOPPINESS="time_macros,include_file_mtime,include_file_ctime",
-               CCACHE_COMPILERCHECK="content")
-    env.setdefault("CCACHE_MAXSIZE", "20G")
-    env.pop("MAKEFLAGS", None)
-    env.pop("MFLAGS", None)
-    env.pop("MAKELEVEL", None)
-    return env
-
-
-def configure(cfg, jobs, env):
-    """Generate .config and run make prepare, once per fragment digest."""
-    stamp = os.path.join(cfg.builddir, ".harness-config")
-    digest = cfg.digest()
-    have = open(stamp).read().strip() if os.path.exists(stamp) else ""
-    if have == digest and os.path.exists(os.path.join(cfg.builddir, ".config")):
-        p = run(make_cmd(cfg, ["prepare"], jobs, keep_going=False), env=env, check=False)
-        if p.returncode == 0:
-            return None
-        return f"make prepare failed: {first_error(p.stdout)}"
-    if os.path.exists(cfg.builddir):
-        shutil.rmtree(cfg.builddir)
-    os.makedirs(cfg.builddir)
-    p = run(make_cmd(cfg, [cfg.meta["kconfig"]], jobs, keep_going=False), env=env, check=False)
-    if p.returncode:
-        return f"make {cfg.meta['kconfig']} failed: {first_error(p.stdout)}"
-    dotconfig = os.path.join(cfg.builddir, ".config")
-    p = run([os.path.join(TREE, "scripts/kconfig/merge_config.sh"), "-m",
-             "-O", cfg.builddir, dotconfig, *cfg.fragments, cfg.path],
-            cwd=cfg.builddir, env=env, check=False)
-    if p.returncode:
-        return f"merge_config.sh failed: {p.stdout.strip().splitlines()[-1:]}"
-    p = run(make_cmd(cfg, ["olddefconfig"], jobs, keep_going=False), env=env, check=False)
-    if p.returncode:
-        return f"make olddefconfig failed: {first_error(p.stdout)}"
-    with open(dotconfig) as f:
-        have_lines = set(line.rstrip("\n") for line in f)
-    lost = []
-    for line in cfg.lines:
-        if line.endswith("is not set"):
-            sym = line.split()[1]
-            if any(h.startswith(sym + "=") for h in have_lines):
-                lost.append(line)
-        elif line not in have_lines:
-            lost.append(line)
-    if lost:
-        return "fragment lines not in the final .config: " + ", ".join(lost)
-    p = run(make_cmd(cfg, ["prepare"], jobs, keep_going=False), env=env, check=False)
-    if p.returncode:
-        return f"make prepare failed: {first_error(p.stdout)}"
-    with open(stamp, "w") as f:
-        f.write(digest + "\n")
-    return None
-
-
-def first_error(out):
-    for line in out.splitlines():
-        if ": error:" in line or "Error " in line or "*** " in line:
-            return line.strip()
-    lines = out.strip().splitlines()
-    return lines[-1].strip() if lines else "(no output)"
-
-
-def enabled_objects(cfg, directory, env, cache):
-    """Objects of DIRECTORY that kbuild builds with this .config."""
-    if directory in cache:
-        return cache[directory]
-    objs = set()
-    if os.path.exists(os.path.join(TREE, directory, "Makefile")) or \
-            os.path.exists(os.path.join(TREE, directory, "Kbuild")):
-        mk = os.path.join(cfg.builddir, ".harness-print-objs.mk")
-        with open(mk, "w") as f:
-            f.write(PRINT_OBJS_MK)
-        # Variables the arch Makefiles export and directory Makefiles use.
-        dotconfig = open(os.path.join(cfg.builddir, ".config")).read()
-        bits = "64" if "\nCONFIG_64BIT=y" in dotconfig else "32"
-        mmuext = "" if "\nCONFIG_MMU=y" in dotconfig else "-nommu"
-        p = run(["make", "-s", "-f", os.path.join(TREE, "scripts/Makefile.build"),
-                 f"BITS={bits}", f"MMUEXT={mmuext}",
-                 "-f", mk, f"srctree={TREE}", f"obj={directory}",
-                 f"SRCARCH={cfg.srcarch}", f"ARCH={cfg.arch}",
-                 "harness-print-objs"], cwd=cfg.builddir, env=env, check=False)
-        if p.returncode == 0:
-            objs = set(p.stdout.split())
-    cache[directory] = objs
-    return objs
-
-
-def objects_for(paths):
-    """Map source paths to object paths (None for non-sources)."""
-    out = []
-    for p in paths:
-        base, ext = os.path.splitext(p)
-        if ext in (".c", ".S"):
-            out.append(base + ".o")
-    return out
-
-
-def affects(cfg, path):
-    if path.startswith("Documentation/") or path.startswith("tools/") or \
-            path.startswith("scripts/") and not path.startswith("scripts/kconfig"):
-        return False
-    m = re.match(r"^arch/([^/]+)/", path)
-    if m:
-        return m.group(1) == cfg.srcarch or \
-            (cfg.srcarch == "um" and m.group(1) == "x86")
-    return True
-
-
-def parse_warnings(out, builddir):
-    """Warnings as 'path-in-tree: message', without line numbers."""
-    found = set()
-    for line in out.splitlines():
-        m = WARN_RE.match(line.strip())
-        if m and m.group("kind") == "warning":
-            f = os.path.normpath(os.path.join(builddir, m.group("file")))
-            if f.startswith(TREE + "/"):
-                f = f[len(TREE) + 1:]
-            elif f.startswith(builddir + "/"):
-                f = f[len(builddir) + 1:]
-            found.add(f"{f}: {m.group('msg')}")
-    return found
 
 
 class Matrix:
@@ -406,7 +150,7 @@ class Matrix:
         wanted = {o for o in wanted if affects(cfg, o)}
         build, skipped = [], []
         for o in sorted(wanted):
-            if o in enabled_objects(cfg, os.path.dirname(o), self.env, cache):
+            if object_enabled(cfg, o, self.env, cache):
                 build.append(o)
             else:
                 skipped.append(o)
@@ -444,6 +188,17 @@ class Matrix:
                         not_built=not_built)
             return
         cmd = make_cmd(cfg, built, self.args.jobs)
+        if self.args.sparse:
+            cmd.append("C=1")
+        if step["index"] == 0:
+            # The base sets the warning baseline: rebuild every object
+            # (ccache replays the compiler's output) so that a build
+            # directory left by an earlier run cannot hide one.
+            for o in built:
+                try:
+                    os.unlink(os.path.join(cfg.builddir, o))
+                except FileNotFoundError:
+                    pass
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
@@ -588,6 +343,8 @@ def main():
                     help="'all', 'final' (base and last) or a list like 0,3,5..9")
     ap.add_argument("--link", default="",
                     help="configs that link vmlinux at the final step ('all' for every one)")
+    ap.add_argument("--sparse", action="store_true",
+                    help="also run sparse (C=1); its new warnings fail a cell too")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
     sys.exit(Matrix(args).main())

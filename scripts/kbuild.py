@@ -1,0 +1,315 @@
+# SPDX-License-Identifier: GPL-2.0
+"""kbuild.py - shared helpers of the harness's Python tools.
+
+Paths of the work directory, configs/ files (Config), configuring a
+build directory for a config, make command lines, which objects a
+config enables, and parsing compiler warnings.
+"""
+
+import hashlib
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORK = os.environ.get("WORK", os.path.join(TOP, "work"))
+LINUX = os.environ.get("LINUX", os.path.join(WORK, "linux"))
+BUILD = os.environ.get("BUILD", os.path.join(WORK, "build"))
+TREE = os.environ.get("TREE", os.path.join(WORK, "tree"))
+RESULTS = os.environ.get("RESULTS", os.path.join(WORK, "results"))
+SERIES = os.environ.get("SERIES", os.path.join(TOP, "series"))
+CONFIGS = os.environ.get("CONFIGS", os.path.join(TOP, "configs"))
+BRANCH = os.environ.get("SERIES_BRANCH", "series")
+BASE_TAG = "base"
+PROG = os.path.basename(sys.argv[0]).removesuffix(".py")
+
+SRCARCH = {
+    "x86_64": "x86", "i386": "x86", "x86": "x86", "arm64": "arm64",
+    "arm": "arm", "powerpc": "powerpc", "s390": "s390",
+    "riscv": "riscv", "mips": "mips", "m68k": "m68k", "sparc": "sparc",
+    "sparc64": "sparc", "sparc32": "sparc", "sh": "sh", "um": "um",
+    "hexagon": "hexagon", "openrisc": "openrisc",
+    "loongarch": "loongarch", "csky": "csky", "nios2": "nios2",
+}
+
+WARN_RE = re.compile(r"^(?P<file>[^\s:]+):\d+(?::\d+)?: (?P<kind>warning|error): (?P<msg>.*)$")
+
+# Prints the objects a directory's Makefile builds with this config.
+PRINT_OBJS_MK = r"""
+harness-print-objs:
+	@echo $(sort $(real-obj-y) $(real-obj-m) $(lib-y)) "|" $(sort $(subdir-ym))
+"""
+
+
+def log(msg):
+    print(f"{PROG}: {msg}", flush=True)
+
+
+def die(msg):
+    print(f"{PROG}: error: {msg}", file=sys.stderr, flush=True)
+    sys.exit(1)
+
+
+def run(cmd, cwd=None, env=None, check=True):
+    p = subprocess.run(cmd, cwd=cwd, env=env, text=True,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    if check and p.returncode:
+        die(f"{shlex.join(cmd)} failed:\n{p.stdout}")
+    return p
+
+
+def git(*args, cwd=LINUX):
+    return run(["git", "-C", cwd, *args]).stdout.strip()
+
+
+class Config:
+    """A configs/<name>.config file: metadata header and fragment lines."""
+
+    def __init__(self, path, variant=None, extra=(), builddir=None):
+        """VARIANT names EXTRA fragment lines merged last (for example a
+        symbol turned off); BUILDDIR overrides the build directory."""
+        self.path = path
+        self.name = os.path.basename(path)[:-len(".config")]
+        if variant:
+            self.name += "+" + variant
+        self.extra = list(extra)
+        self.meta = {}
+        self.lines = []
+        with open(path) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                m = re.match(r"^#\s*(arch|kconfig|fragments|toolchain|"
+                             r"cross_compile|subarch|llvm):\s*(.*)$", line)
+                if m:
+                    self.meta[m.group(1)] = m.group(2).strip()
+                elif re.match(r"^(CONFIG_\w+=.*|# CONFIG_\w+ is not set)$", line):
+                    self.lines.append(line)
+        # A later line for the same symbol wins, as in merge_config.sh.
+        syms = {re.search(r"CONFIG_\w+", e).group(0) for e in self.extra}
+        self.lines = [ln for ln in self.lines
+                      if re.search(r"CONFIG_\w+", ln).group(0) not in syms] + self.extra
+        for key in ("arch", "kconfig", "toolchain"):
+            if key not in self.meta:
+                die(f"{path}: missing '# {key}:' header")
+        self.arch = self.meta["arch"]
+        self.srcarch = SRCARCH.get(self.arch, self.arch)
+        if self.arch == "um":
+            self.srcarch = "um"
+        self.fragments = [os.path.join(CONFIGS, f)
+                          for f in self.meta.get("fragments", "").split()]
+        self.cross = self.meta.get("cross_compile", "")
+        self.builddir = builddir or os.path.join(BUILD, self.name)
+
+    def digest(self):
+        h = hashlib.sha256()
+        for p in self.fragments + [self.path]:
+            with open(p, "rb") as f:
+                h.update(f.read())
+        h.update("\n".join(self.extra).encode())
+        return h.hexdigest()
+
+    def compiler(self):
+        """Return (cc, make variables) or raise LookupError(reason)."""
+        if self.meta["toolchain"] == "clang":
+            llvm = self.meta.get("llvm", "/usr/lib/llvm-14/bin")
+            cc = os.path.join(llvm, "clang")
+            if not os.access(cc, os.X_OK):
+                raise LookupError(f"no toolchain: {cc} not found")
+            return cc, {"LLVM": llvm + "/"}
+        cc = self.cross + "gcc"
+        if not shutil.which(cc):
+            raise LookupError(f"no toolchain: {cc} not found")
+        return cc, {"CROSS_COMPILE": self.cross} if self.cross else {}
+
+    def make_vars(self):
+        cc, extra = self.compiler()
+        v = {"ARCH": self.arch, "O": self.builddir}
+        if self.meta.get("subarch"):
+            v["SUBARCH"] = self.meta["subarch"]
+        v.update(extra)
+        if shutil.which("ccache") and not os.environ.get("NO_CCACHE"):
+            v["CC"] = f"ccache {cc}"
+            if self.meta["toolchain"] == "clang":
+                v["HOSTCC"] = f"ccache {cc}"
+        return v
+
+    def version(self):
+        try:
+            cc, _ = self.compiler()
+        except LookupError:
+            return None
+        return run([cc, "--version"], check=False).stdout.splitlines()[0]
+
+
+def make_cmd(cfg, targets, jobs, tree=None, keep_going=True):
+    v = cfg.make_vars()
+    cmd = ["make", "-C", tree or TREE, f"-j{jobs}"]
+    if keep_going:
+        cmd.append("-k")
+    cmd += [f"{k}={val}" for k, val in v.items()]
+    return cmd + list(targets)
+
+
+def show(cmd):
+    return " ".join(shlex.quote(c) if " " in c else c for c in cmd)
+
+
+def ccache_env():
+    env = dict(os.environ)
+    env.update(CCACHE_BASEDIR=WORK, CCACHE_NOHASHDIR="1",
+               CCACHE_SLOPPINESS="time_macros,include_file_mtime,include_file_ctime",
+               CCACHE_COMPILERCHECK="content")
+    env.setdefault("CCACHE_MAXSIZE", "20G")
+    env.pop("MAKEFLAGS", None)
+    env.pop("MFLAGS", None)
+    env.pop("MAKELEVEL", None)
+    return env
+
+
+def configure(cfg, jobs, env, tree=None):
+    """Generate .config and run make prepare, once per fragment digest.
+    Returns None, or the reason it failed."""
+    tree = tree or TREE
+    stamp = os.path.join(cfg.builddir, ".harness-config")
+    digest = cfg.digest()
+    have = open(stamp).read().strip() if os.path.exists(stamp) else ""
+    if have == digest and os.path.exists(os.path.join(cfg.builddir, ".config")):
+        p = run(make_cmd(cfg, ["prepare"], jobs, tree, keep_going=False), env=env, check=False)
+        if p.returncode == 0:
+            return None
+        return f"make prepare failed: {first_error(p.stdout)}"
+    if os.path.exists(cfg.builddir):
+        shutil.rmtree(cfg.builddir)
+    os.makedirs(cfg.builddir)
+    p = run(make_cmd(cfg, [cfg.meta["kconfig"]], jobs, tree, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return f"make {cfg.meta['kconfig']} failed: {first_error(p.stdout)}"
+    dotconfig = os.path.join(cfg.builddir, ".config")
+    extra = []
+    if cfg.extra:
+        extra = [os.path.join(cfg.builddir, ".harness-extra.config")]
+        with open(extra[0], "w") as f:
+            f.write("\n".join(cfg.extra) + "\n")
+    p = run([os.path.join(tree, "scripts/kconfig/merge_config.sh"), "-m",
+             "-O", cfg.builddir, dotconfig, *cfg.fragments, cfg.path, *extra],
+            cwd=cfg.builddir, env=env, check=False)
+    if p.returncode:
+        return f"merge_config.sh failed: {p.stdout.strip().splitlines()[-1:]}"
+    p = run(make_cmd(cfg, ["olddefconfig"], jobs, tree, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return f"make olddefconfig failed: {first_error(p.stdout)}"
+    with open(dotconfig) as f:
+        have_lines = set(line.rstrip("\n") for line in f)
+    lost = []
+    for line in cfg.lines:
+        if line.endswith("is not set"):
+            sym = line.split()[1]
+            if any(h.startswith(sym + "=") for h in have_lines):
+                lost.append(line)
+        elif line not in have_lines:
+            lost.append(line)
+    if lost:
+        return "fragment lines not in the final .config: " + ", ".join(lost)
+    p = run(make_cmd(cfg, ["prepare"], jobs, tree, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return f"make prepare failed: {first_error(p.stdout)}"
+    with open(stamp, "w") as f:
+        f.write(digest + "\n")
+    return None
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if ": error:" in line or "Error " in line or "*** " in line:
+            return line.strip()
+    lines = out.strip().splitlines()
+    return lines[-1].strip() if lines else "(no output)"
+
+
+def _dir_lists(cfg, directory, env, cache):
+    """(objects, subdirectories) that DIRECTORY's kbuild file builds."""
+    if directory in cache:
+        return cache[directory]
+    objs, subdirs = set(), set()
+    if os.path.exists(os.path.join(TREE, directory, "Makefile")) or \
+            os.path.exists(os.path.join(TREE, directory, "Kbuild")):
+        mk = os.path.join(cfg.builddir, ".harness-print-objs.mk")
+        with open(mk, "w") as f:
+            f.write(PRINT_OBJS_MK)
+        # Variables the arch Makefiles export and directory Makefiles use.
+        with open(os.path.join(cfg.builddir, ".config")) as f:
+            dotconfig = f.read()
+        bits = "64" if "\nCONFIG_64BIT=y" in dotconfig else "32"
+        mmuext = "" if "\nCONFIG_MMU=y" in dotconfig else "-nommu"
+        p = run(["make", "-s", "-f", os.path.join(TREE, "scripts/Makefile.build"),
+                 f"BITS={bits}", f"MMUEXT={mmuext}",
+                 "-f", mk, f"srctree={TREE}", f"obj={directory}",
+                 f"SRCARCH={cfg.srcarch}", f"ARCH={cfg.arch}",
+                 "harness-print-objs"], cwd=cfg.builddir, env=env, check=False)
+        if p.returncode == 0:
+            words = p.stdout.split("|")
+            objs = set(words[0].split())
+            subdirs = set(words[1].split()) if len(words) > 1 else set()
+    cache[directory] = (objs, subdirs)
+    return cache[directory]
+
+
+def object_enabled(cfg, obj, env, cache):
+    """True if kbuild builds OBJ with this .config: its directory lists
+    it, and every parent below arch/<arch> (or the top) descends there."""
+    d = os.path.dirname(obj)
+    if obj not in _dir_lists(cfg, d, env, cache)[0]:
+        return False
+    while True:
+        parent = os.path.dirname(d)
+        if parent in ("", "arch") or os.path.dirname(parent) == "arch":
+            return True
+        if d not in _dir_lists(cfg, parent, env, cache)[1]:
+            return False
+        d = parent
+
+
+def enabled_objects(cfg, directory, env, cache):
+    """Objects of DIRECTORY that kbuild builds with this .config."""
+    return {o for o in _dir_lists(cfg, directory, env, cache)[0]
+            if object_enabled(cfg, o, env, cache)}
+
+
+def objects_for(paths):
+    """Map source paths to object paths (None for non-sources)."""
+    out = []
+    for p in paths:
+        base, ext = os.path.splitext(p)
+        if ext in (".c", ".S"):
+            out.append(base + ".o")
+    return out
+
+
+def affects(cfg, path):
+    if path.startswith("Documentation/") or path.startswith("tools/") or \
+            path.startswith("scripts/") and not path.startswith("scripts/kconfig"):
+        return False
+    m = re.match(r"^arch/([^/]+)/", path)
+    if m:
+        return m.group(1) == cfg.srcarch or \
+            (cfg.srcarch == "um" and m.group(1) == "x86")
+    return True
+
+
+def parse_warnings(out, builddir):
+    """Warnings as 'path-in-tree: message', without line numbers."""
+    found = set()
+    for line in out.splitlines():
+        m = WARN_RE.match(line.strip())
+        if m and m.group("kind") == "warning":
+            f = os.path.normpath(os.path.join(builddir, m.group("file")))
+            if f.startswith(TREE + "/"):
+                f = f[len(TREE) + 1:]
+            elif f.startswith(builddir + "/"):
+                f = f[len(builddir) + 1:]
+            found.add(f"{f}: {m.group('msg')}")
+    return found
+
