@@ -5,15 +5,10 @@
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
-# The CI tier of the build matrix: every step on these configs ...
-CI_STEP_CONFIGS ?= x86_64
-# ... the base and final state on every config, and a full vmlinux on:
-CI_LINK_CONFIGS ?= x86_64,i386-pae,arm64-4k
-
 export JOBS
 
-.PHONY: help deps base apply quilt export check-patches matrix matrix-ci \
-	check test test-harness shellcheck clean distclean
+.PHONY: help deps base apply quilt export check-patches matrix layout \
+	asserts mail check test test-harness shellcheck clean distclean
 
 help:
 	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
@@ -39,9 +34,15 @@ check-patches: base ## checkpatch --strict and headers of every patch
 matrix: apply ## full tier: every step on every config, full links
 	scripts/build-matrix.py -j$(JOBS) --steps all --link all
 
-matrix-ci: apply ## CI tier of the build matrix (see CI_* above)
-	scripts/build-matrix.py -j$(JOBS) --steps all --configs $(CI_STEP_CONFIGS)
-	scripts/build-matrix.py -j$(JOBS) --steps final --link $(CI_LINK_CONFIGS)
+layout: apply ## offsets of every struct ptdesc field per config
+	scripts/layout-report.py -j$(JOBS)
+
+asserts: apply ## a misaligned descriptor field must break the build
+	scripts/check-asserts-fire.py -j$(JOBS)
+
+mail: apply ## one ready-to-send mbox per part in work/mail, checked with git am
+	scripts/make-mail.sh
+	scripts/check-mail.sh
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check

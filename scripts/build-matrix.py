@@ -58,7 +58,6 @@ class Matrix:
         self.args = args
         self.env = ccache_env()
         self.cells = []
-        self.baseline = {}
 
     def load_configs(self):
         names = sorted(f for f in os.listdir(CONFIGS) if f.endswith(".config"))
@@ -119,8 +118,8 @@ class Matrix:
         if sel == "all":
             return set(range(len(steps)))
         if sel == "final":
-            return {0, last}
-        out = {0}
+            return {last}
+        out = set()
         for part in sel.split(","):
             if ".." in part:
                 a, b = part.split("..")
@@ -203,20 +202,13 @@ class Matrix:
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
         warns = parse_warnings(p.stdout, cfg.builddir)
-        base = self.baseline.setdefault(cfg.name, set())
-        if step["index"] == 0:
-            base |= warns
-            new = set()
-        else:
-            new = warns - base
         if p.returncode:
             self.record(cfg, step, "FAIL", first_error(p.stdout), dt, cmd,
-                        new, built, not_built)
-        elif new:
-            self.record(cfg, step, "FAIL", f"{len(new)} new warning(s): "
-                        + sorted(new)[0], dt, cmd, new, built, not_built)
+                        (), built, not_built)
         else:
-            self.record(cfg, step, "PASS", "", dt, cmd, new, built, not_built)
+            # Warnings are judged against the base in settle_warnings().
+            self.record(cfg, step, "PASS", "", dt, cmd, (), built, not_built)
+        self.cells[-1]["_warnings"] = warns
 
     def link_cell(self, cfg, step):
         target = "vmlinux"
@@ -224,27 +216,76 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        warns = parse_warnings(p.stdout, cfg.builddir) - self.baseline.get(cfg.name, set())
-        # Warnings from files no step touched cannot be told from base
-        # ones without a base link; only touched files count here.
-        touched = self.touched_files
-        warns = {w for w in warns if w.split(":")[0] in touched}
+        # Only warnings in files the series touches can be new ones.
+        warns = {w for w in parse_warnings(p.stdout, cfg.builddir)
+                 if w.split(":")[0] in self.touched_files}
         ok = p.returncode == 0 and os.path.exists(os.path.join(cfg.builddir, target))
-        status = "PASS" if ok and not warns else "FAIL"
-        reason = "" if status == "PASS" else (
-            first_error(p.stdout) if not ok else "new warning: " + sorted(warns)[0])
-        self.record(cfg, step, status, reason, dt, cmd, warns, kind="link")
+        self.record(cfg, step, "PASS" if ok else "FAIL",
+                    "" if ok else first_error(p.stdout), dt, cmd, kind="link")
+        self.cells[-1]["_warnings"] = warns
+
+    def settle_warnings(self, usable, steps, all_touched):
+        """Fail the cells whose warnings the base does not have.
+
+        The base's warnings come from the base cells of this run; for
+        objects the run did not build at the base, the base is checked
+        out and those objects are rebuilt (ccache replays the compiler's
+        output) once per config, at the end."""
+        at_base = False
+        for cfg in usable:
+            mine = [c for c in self.cells if c["config"] == cfg.name and "_warnings" in c]
+            base_cells = [c for c in mine if c["step"] == 0 and c["kind"] == "objects"]
+            known = set().union(*(c["_warnings"] for c in base_cells))
+            known_objs = set().union(*(set(c["objects"]) for c in base_cells))
+            need = set()
+            for c in mine:
+                if c["step"] == 0 or not (c["_warnings"] - known):
+                    continue
+                if c["kind"] == "link":
+                    cache = {}
+                    need |= {o for o in set(CANARIES) | set(all_touched)
+                             if affects(cfg, o) and object_enabled(cfg, o, self.env, cache)}
+                else:
+                    need |= set(c["objects"])
+            need -= known_objs
+            if need:
+                if not at_base:
+                    self.checkout(steps[0]["commit"])
+                    at_base = True
+                log(f"[{cfg.name}] warnings to check: rebuilding {len(need)} objects at the base")
+                for o in need:
+                    try:
+                        os.unlink(os.path.join(cfg.builddir, o))
+                    except FileNotFoundError:
+                        pass
+                cmd = make_cmd(cfg, sorted(need), self.args.jobs)
+                if self.args.sparse:
+                    cmd.append("C=1")
+                p = run(cmd, env=self.env, check=False)
+                known |= parse_warnings(p.stdout, cfg.builddir)
+            for c in mine:
+                new = sorted(c.pop("_warnings") - known) if c["step"] else []
+                c["new_warnings"] = new
+                if new and c["status"] == "PASS":
+                    c["status"] = "FAIL"
+                    c["reason"] = f"{len(new)} new warning(s): {new[0]}"
+                    log(f"[step {c['step']}] [{cfg.name}] FAIL: {c['reason']}")
 
     def main(self):
         cfgs = self.load_configs()
         steps = self.load_steps()
         wanted_steps = self.selected_steps(steps)
+        # A selected step is built against the previous selected one.
+        prev = steps[0]
+        for st in steps[1:]:
+            if st["index"] in wanted_steps:
+                st["files"] = git("diff", "--name-only", prev["commit"], st["commit"]).split()
+                prev = st
         link_cfgs = set(self.args.link.split(",")) if self.args.link else set()
         if "all" in link_cfgs:
             link_cfgs = {c.name for c in cfgs}
-        self.touched_files = set()
-        for s in steps[1:]:
-            self.touched_files.update(s["files"])
+        self.touched_files = set(git("diff", "--name-only", steps[0]["commit"],
+                                     steps[-1]["commit"]).split())
         all_touched = objects_for(sorted(self.touched_files))
         self.prepare_tree()
         os.makedirs(RESULTS, exist_ok=True)
@@ -286,6 +327,7 @@ class Matrix:
                 for cfg in usable:
                     if cfg.name in link_cfgs and not configured.get(cfg.name):
                         self.link_cell(cfg, s)
+        self.settle_warnings(usable, steps, all_touched)
         self.write(cfgs, steps, time.time() - t0)
         return 1 if any(c["status"] == "FAIL" for c in self.cells) else 0
 
@@ -340,7 +382,8 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", help="comma-separated config names (default: all)")
     ap.add_argument("--steps", default="all",
-                    help="'all', 'final' (base and last) or a list like 0,3,5..9")
+                    help="'all', 'final' (the last step, built against the base) "
+                    "or a list like 0,3,5..9")
     ap.add_argument("--link", default="",
                     help="configs that link vmlinux at the final step ('all' for every one)")
     ap.add_argument("--sparse", action="store_true",

@@ -61,8 +61,8 @@ for e in "${entries[@]}"; do
 
 	ignore=$(allowed_types "$e")
 	out=$(cd "$LINUX" && perl scripts/checkpatch.pl --strict --no-color \
-		--summary-file ${ignore:+--ignore "$ignore"} "$f" 2>&1) || true
-	summary=$(printf '%s\n' "$out" | grep -E '^total: ' | tail -n 1)
+		${ignore:+--ignore "$ignore"} "$f" 2>&1) || true
+	summary=$(printf '%s\n' "$out" | grep -E '^total: ' | tail -n 1 || true)
 	if printf '%s\n' "$summary" | grep -qE '^total: 0 errors, 0 warnings,'; then
 		pass "checkpatch/$e"
 	else

@@ -81,12 +81,34 @@ while [ "$i" -lt ${#names[@]} ]; do
 	i=$((i + 1))
 done
 
-# Keep the cover letters, replace everything else.
-if [ -d "$PATCHES" ]; then
-	(cd "$PATCHES" && find . -name '0000-cover-letter*.patch') | while read -r c; do
-		mkdir -p "$(dirname "$tmp/patches/$c")"
-		cp "$PATCHES/$c" "$tmp/patches/$c"
+# Keep the cover letters, replace everything else.  The tail of a
+# cover letter, from its shortlog header line ("Name (N):") on, is
+# regenerated from the part's commits: shortlog, diffstat, base.
+cover_tail()
+{
+	local part=$1 first="" last="" i
+	for i in "${!names[@]}"; do
+		case "${names[$i]}" in "$part"/*)
+			[ -n "$first" ] || first=${commits[$i]}
+			last=${commits[$i]} ;;
+		esac
 	done
+	[ -n "$first" ] || return 0
+	git -C "$LINUX" shortlog --no-merges "$first^..$last" | sed -e '$d' \
+		-e 's/^      /  /'
+	echo
+	git -C "$LINUX" -c diff.renames=true diff --stat=72 --summary "$first^" "$last"
+	echo
+	echo "base-commit: $(git -C "$LINUX" rev-parse "$BASE_TAG")"
+}
+
+if [ -d "$PATCHES" ]; then
+	while read -r c; do
+		c=${c#./}
+		mkdir -p "$(dirname "$tmp/patches/$c")"
+		sed -n '/^[^ ].* ([0-9]*):$/q;p' "$PATCHES/$c" > "$tmp/patches/$c"
+		cover_tail "$(dirname "$c")" >> "$tmp/patches/$c"
+	done < <(cd "$PATCHES" && find . -name '0000-cover-letter*.patch')
 fi
 mkdir -p "$out"
 rm -rf "$out/patches.new"

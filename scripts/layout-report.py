@@ -111,7 +111,7 @@ def main():
         die(f"work tree {TREE} is dirty; refusing to build")
     run(["git", "-C", TREE, "checkout", "-q", "--detach", commit])
     if not has_ptdesc(TREE):
-        log(f"{commit[:12]} has no struct ptdesc: nothing to report")
+        print(f"SKIP layout: {commit[:12]} has no struct ptdesc", flush=True)
         return 0
 
     pdir = os.path.join(TREE, PROBE_DIR)
@@ -132,14 +132,14 @@ def main():
                 cfg.compiler()
             except LookupError as e:
                 rec.update(status="SKIP", reason=str(e))
-                log(f"[{name}] SKIP: {e}")
+                print(f"SKIP layout/{name}: {e}", flush=True)
                 continue
             err = configure(cfg, args.jobs, env)
             target = f"{PROBE_DIR}/ptdesc_layout.s"
             p = None if err else run(make_cmd(cfg, [target], args.jobs), env=env, check=False)
             if err or p.returncode:
                 rec.update(status="FAIL", reason=err or first_error(p.stdout))
-                log(f"[{name}] FAIL: {rec['reason']}")
+                print(f"FAIL layout/{name}: {rec['reason']}", flush=True)
                 bad += 1
                 continue
             with open(os.path.join(cfg.builddir, target)) as f:
@@ -158,9 +158,10 @@ def main():
                        sizeof_page=vals["sizeof page"], sizeof_ptdesc=vals["sizeof ptdesc"],
                        alloc_split_ptlocks=vals["ALLOC_SPLIT_PTLOCKS"])
             bad += not ok
-            log(f"[{name}] {rec['status']}: {len(fields)} fields, ptdesc {vals['sizeof ptdesc']}"
+            print(f"{rec['status']} layout/{name}: {len(fields)} fields, "
+                  f"ptdesc {vals['sizeof ptdesc']}"
                 f" / page {vals['sizeof page']} bytes, ALLOC_SPLIT_PTLOCKS "
-                f"{vals['ALLOC_SPLIT_PTLOCKS']}")
+                  f"{vals['ALLOC_SPLIT_PTLOCKS']}", flush=True)
     finally:
         shutil.rmtree(pdir, ignore_errors=True)
 
