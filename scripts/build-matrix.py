@@ -264,7 +264,8 @@ class Matrix:
                 p = run(cmd, env=self.env, check=False)
                 known |= parse_warnings(p.stdout, cfg.builddir)
             for c in mine:
-                new = sorted(c.pop("_warnings") - known) if c["step"] else []
+                warns = c.pop("_warnings")
+                new = sorted(warns - known) if c["step"] else []
                 c["new_warnings"] = new
                 if new and c["status"] == "PASS":
                     c["status"] = "FAIL"

@@ -64,16 +64,18 @@ lines()
 	done
 }
 
-# cells JSON: one record per matrix cell (N/A cells are not tests).
+# cells NAME JSON: one record per matrix cell (N/A cells are not tests).
+# A run that left no readable JSON is one failure.
 cells()
 {
-	python3 - "$1" <<'PY' | lines
+	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
 import json, sys
 for c in json.load(open(sys.argv[1]))["cells"]:
     if c["status"] == "N/A":
         continue
     what = "link" if c["kind"] == "link" else "step %d" % c["step"]
-    print("%s matrix/%s/%s: %s" % (c["status"], c["config"], what, c["reason"]))
+    reason = ": " + c["reason"] if c["reason"] else ""
+    print("%s matrix/%s/%s%s" % (c["status"], c["config"], what, reason))
 PY
 }
 
@@ -85,9 +87,10 @@ summary()
 	s=$(grep -c '^SKIP' "$TSV" || true)
 	log "finished in $(( $(date +%s) - start ))s; results in $TSV"
 	echo "$p passed, $f failed, $s skipped"
-	[ "$f" -eq 0 ]
+	[ "$f" -eq 0 ] && [ "$1" -eq 0 ]
 }
-trap 'summary' EXIT
+# A check that crashed the run counts as a failure too.
+trap 'rc=$?; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
 
 step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
 	exit 1
@@ -99,12 +102,18 @@ step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
 # matrix NAME ARGS...: a build-matrix run with its own results directory.
 matrix()
 {
-	local name=$1
+	local name=$1 rc
 	shift
 	log "build matrix ($name): $*"
+	rm -f "$RESULTS/$name/matrix.json"
+	set +e
 	RESULTS=$RESULTS/$name "$TOP/scripts/build-matrix.py" -j"$JOBS" "$@" 2>&1 |
-		tee "$RESULTS/logs/$name.log" || true
-	cells "$RESULTS/$name/matrix.json"
+		tee "$RESULTS/logs/$name.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	# 0: all cells passed, 1: some cell failed (recorded below).
+	[ "$rc" -le 1 ] || record FAIL "matrix/$name" "build-matrix.py exited with $rc; see $RESULTS/logs/$name.log"
+	cells "matrix/$name" "$RESULTS/$name/matrix.json"
 }
 
 # The CI tier: every step on a few configs (sparse on the first), the
