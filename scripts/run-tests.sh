@@ -129,6 +129,19 @@ matrix matrix-final --steps final --link "$CI_LINK_CONFIGS"
 "$TOP/scripts/layout-report.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/layout.log" | lines
 "$TOP/scripts/check-asserts-fire.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/asserts.log" | lines
 
+# Page-table state through struct page: found at the base, gone at the
+# end once struct page no longer declares the page-table members.
+step "ptdesc: the Coccinelle check finds page-table state in struct page at the base" \
+	"$TOP/scripts/check-ptdesc-cocci.sh" "$BASE_TAG" --expect-some || true
+if git -C "$LINUX" show "$SERIES_BRANCH:include/linux/mm_types.h" |
+		sed -n '/^struct page {/,/^}/p' | grep -q 'pmd_huge_pte'; then
+	record SKIP "ptdesc: no page-table state through struct page at the end" \
+		"struct page still declares the page-table members (series incomplete)"
+else
+	step "ptdesc: no page-table state through struct page at the end" \
+		"$TOP/scripts/check-ptdesc-cocci.sh" "$SERIES_BRANCH" --expect-none || true
+fi
+
 # zsmalloc touches struct page only in the zsdesc helpers.
 if series_entries | grep -q '^zsdesc/'; then
 	step "zsdesc: the page-use check finds struct page uses at the base" \
