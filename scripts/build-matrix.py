@@ -42,6 +42,8 @@ CANARIES = [
     "mm/debug_vm_pgtable.o", "mm/zsmalloc.o", "kernel/fork.o",
 ]
 ARCH_CANARY_DIRS = ["arch/{srcarch}/mm"]
+# Of those, the objects that deal with page tables.
+ARCH_CANARY_RE = re.compile(r"pgtable|pgalloc|mmu|tlb|init|gmap|pgd|hugetlb|srmmu|fault")
 EXTRA_ARCH_CANARIES = {
     "x86": ["arch/x86/xen/mmu_pv.o", "arch/x86/kernel/ldt.o"],
     "s390": ["arch/s390/mm/gmap.o", "arch/s390/mm/pgalloc.o",
@@ -115,6 +117,9 @@ class Matrix:
     def selected_steps(self, steps):
         sel = self.args.steps
         last = len(steps) - 1
+        if self.args.part:
+            return {s["index"] for s in steps
+                    if s["name"].startswith(self.args.part + "/")}
         if sel == "all":
             return set(range(len(steps)))
         if sel == "final":
@@ -144,7 +149,8 @@ class Matrix:
         if header:
             for d in ARCH_CANARY_DIRS:
                 d = d.format(srcarch=cfg.srcarch)
-                wanted |= enabled_objects(cfg, d, self.env, cache)
+                wanted |= {o for o in enabled_objects(cfg, d, self.env, cache)
+                           if ARCH_CANARY_RE.search(os.path.basename(o))}
             wanted |= set(EXTRA_ARCH_CANARIES.get(cfg.srcarch, []))
         wanted = {o for o in wanted if affects(cfg, o)}
         build, skipped = [], []
@@ -385,6 +391,8 @@ def main():
     ap.add_argument("--steps", default="all",
                     help="'all', 'final' (the last step, built against the base) "
                     "or a list like 0,3,5..9")
+    ap.add_argument("--part", help="only the steps of this part of the series "
+                    "(a directory under patches/, e.g. zsdesc)")
     ap.add_argument("--link", default="",
                     help="configs that link vmlinux at the final step ('all' for every one)")
     ap.add_argument("--sparse", action="store_true",
