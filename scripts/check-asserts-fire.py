@@ -29,11 +29,14 @@ from kbuild import (  # noqa: E402
 
 MUTANT = os.environ.get("MUTANT", os.path.join(WORK, "mutant"))
 
+# MEMCG off, with what depends on it.
+NOMEMCG = ["# CONFIG_MEMCG is not set", "# CONFIG_MEMCG_KMEM is not set"]
+
 VARIANTS = [
     ("x86_64", None, []),
-    ("x86_64", "nomemcg", ["# CONFIG_MEMCG is not set"]),
+    ("x86_64", "nomemcg", NOMEMCG),
     ("x86_64-lockdep", None, []),
-    ("x86_64-lockdep", "nomemcg", ["# CONFIG_MEMCG is not set"]),
+    ("x86_64-lockdep", "nomemcg", NOMEMCG),
 ]
 
 # descriptor: (file, struct line, field to misplace, object)
