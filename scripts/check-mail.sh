@@ -58,7 +58,7 @@ for mbox in "$maildir"/*.mbox; do
 	skipped=0
 	out=$(am am -q "$mbox" 2>&1) || true
 	while [ -d "$(git -C "$AMTREE" rev-parse --git-path rebase-apply)" ]; do
-		if printf '%s\n' "$out" | grep -q 'Patch is empty' && [ $skipped -eq 0 ]; then
+		if grep -q 'Patch is empty' <<<"$out" && [ $skipped -eq 0 ]; then
 			skipped=1
 			out=$(am am -q --skip 2>&1) || true
 		else

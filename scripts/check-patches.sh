@@ -31,8 +31,10 @@ mapfile -t entries < <(series_entries)
 for e in "${entries[@]}"; do
 	[ -f "$PATCHES/$e" ] || fail "series/$e" "listed in series, missing from patches/"
 done
+declare -A listed=()
+for e in "${entries[@]}"; do listed[$e]=1; done
 while IFS= read -r f; do
-	printf '%s\n' "${entries[@]}" | grep -qxF "$f" ||
+	[ -n "${listed[$f]:-}" ] ||
 		fail "series/$f" "in patches/ but not listed in series"
 done < <(cd "$PATCHES" && find . -name '*.patch' ! -name '0000-cover-letter*' | sed 's|^\./||' | sort)
 dups=$(printf '%s\n' "${entries[@]}" | sort | uniq -d)
@@ -63,7 +65,7 @@ for e in "${entries[@]}"; do
 	out=$(cd "$LINUX" && perl scripts/checkpatch.pl --strict --no-color \
 		${ignore:+--ignore "$ignore"} "$f" 2>&1) || true
 	summary=$(printf '%s\n' "$out" | grep -E '^total: ' | tail -n 1 || true)
-	if printf '%s\n' "$summary" | grep -qE '^total: 0 errors, 0 warnings,'; then
+	if grep -qE '^total: 0 errors, 0 warnings,' <<<"$summary"; then
 		pass "checkpatch/$e"
 	else
 		printf '%s\n' "$out" | grep -E '^(ERROR|WARNING|CHECK):' | sed 's/^/  /'

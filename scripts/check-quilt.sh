@@ -35,7 +35,7 @@ if [ "$n" -gt 0 ]; then
 		die "quilt push failed at $(printf '%s\n' "$out" | sed -n 's/^Applying patch //p' | tail -n 1)
 reproduce: cd $QTREE && QUILT_PATCHES=$PATCHES QUILT_SERIES=$SERIES quilt push -a --fuzz=0"
 	fi
-	if printf '%s\n' "$out" | grep -q 'with fuzz'; then
+	if grep -q 'with fuzz' <<<"$out"; then
 		die "quilt applied with fuzz:
 $(printf '%s\n' "$out" | grep -B3 'with fuzz')"
 	fi
