@@ -55,6 +55,15 @@ EXTRA_ARCH_CANARIES = {
 }
 
 
+def own_object(cfg, obj):
+    """An object under arch/ is built only by its own arch; um also
+    builds arch/x86/um/ (its x86 headers affect it, its objects not)."""
+    m = re.match(r"^arch/([^/]+)/", obj)
+    if not m or m.group(1) == cfg.srcarch:
+        return True
+    return cfg.srcarch == "um" and obj.startswith("arch/x86/um/")
+
+
 class Matrix:
     def __init__(self, args):
         self.args = args
@@ -152,7 +161,7 @@ class Matrix:
                 wanted |= {o for o in enabled_objects(cfg, d, self.env, cache)
                            if ARCH_CANARY_RE.search(os.path.basename(o))}
             wanted |= set(EXTRA_ARCH_CANARIES.get(cfg.srcarch, []))
-        wanted = {o for o in wanted if affects(cfg, o)}
+        wanted = {o for o in wanted if affects(cfg, o) and own_object(cfg, o)}
         build, skipped = [], []
         for o in sorted(wanted):
             if object_enabled(cfg, o, self.env, cache):
