@@ -25,7 +25,9 @@ if [ ! -e "$AMTREE/.git" ]; then
 fi
 am() { git -C "$AMTREE" -c user.name=x -c user.email=x@x "$@"; }
 
+# shellcheck disable=SC2034 # read by part_range through a nameref
 mapfile -t entries < <(series_entries)
+# shellcheck disable=SC2034
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse "$BASE_TAG..$SERIES_BRANCH")
 fails=0
 for mbox in "$maildir"/*.mbox; do
@@ -33,12 +35,7 @@ for mbox in "$maildir"/*.mbox; do
 	part=$(basename "$mbox" .mbox)
 	# The part's range on the series branch.
 	first="" last=""
-	for i in "${!entries[@]}"; do
-		case "${entries[$i]}" in "$part"/*)
-			[ -n "$first" ] || first=${commits[$i]}
-			last=${commits[$i]} ;;
-		esac
-	done
+	read -r first last < <(part_range "$part" entries commits) || true
 	total=$(grep -c '^From 0000000000000000000000000000000000000000 ' "$mbox")
 	nums=$(grep -o '^Subject: \[PATCH [0-9]*/[0-9]*\]' "$mbox" | sed 's/.*PATCH \([0-9]*\)\/.*/\1/' | paste -sd' ')
 	want=$(seq 0 $((total - 1)) | paste -sd' ')

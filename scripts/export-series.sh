@@ -86,14 +86,8 @@ done
 # regenerated from the part's commits: shortlog, diffstat, base.
 cover_tail()
 {
-	local part=$1 first="" last="" i
-	for i in "${!names[@]}"; do
-		case "${names[$i]}" in "$part"/*)
-			[ -n "$first" ] || first=${commits[$i]}
-			last=${commits[$i]} ;;
-		esac
-	done
-	[ -n "$first" ] || return 0
+	local first last
+	read -r first last < <(part_range "$1" names commits) || return 0
 	git -C "$LINUX" shortlog --no-merges "$first^..$last" | sed -e '$d' \
 		-e 's/^      /  /'
 	echo

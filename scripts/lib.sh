@@ -83,6 +83,22 @@ series_entries()
 	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' "$SERIES" | grep -v '^$' || true
 }
 
+# part_range PART ENTRIES COMMITS: print "first last", the commits of
+# PART, given the names of two arrays in step: series entries (or
+# exported patch names) and the commits that carry them.
+part_range()
+{
+	local part=$1 i first="" last=""
+	local -n _pr_list=$2 _pr_commits=$3
+	for i in "${!_pr_list[@]}"; do
+		case "${_pr_list[$i]}" in "$part"/*)
+			[ -n "$first" ] || first=${_pr_commits[$i]}
+			last=${_pr_commits[$i]} ;;
+		esac
+	done
+	[ -n "$first" ] && echo "$first $last"
+}
+
 # ccache shared between checkouts at different paths.
 setup_ccache()
 {
