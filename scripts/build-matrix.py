@@ -30,7 +30,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
     BRANCH, BASE_TAG, CONFIGS, LINUX, RESULTS, SERIES, TREE, Config,
-    affects, ccache_env, configure, die, enabled_objects, first_error, object_enabled, git,
+    affects, ccache_env, configure, die, enabled_objects, ensure_worktree, first_error, object_enabled, git,
     log, make_cmd, objects_for, parse_warnings, run, show)
 
 # Objects that include the page-table and zsmalloc headers; compiled
@@ -111,10 +111,7 @@ class Matrix:
         return steps
 
     def prepare_tree(self):
-        if not os.path.exists(os.path.join(TREE, ".git")):
-            os.makedirs(os.path.dirname(TREE), exist_ok=True)
-            run(["git", "-C", LINUX, "worktree", "prune"])
-            run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", TREE, BASE_TAG])
+        ensure_worktree(TREE)
         dirty = git("status", "--porcelain", "--untracked-files=no", cwd=TREE)
         if dirty:
             die(f"work tree {TREE} is dirty; refusing to build:\n{dirty}")

@@ -24,8 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
-    BRANCH, BUILD, CONFIGS, LINUX, WORK, Config, ccache_env, configure, git,
-    log, make_cmd, run, show)
+    BRANCH, BUILD, CONFIGS, WORK, Config, ccache_env, configure,
+    ensure_worktree, git, log, make_cmd, run, show)
 
 MUTANT = os.environ.get("MUTANT", os.path.join(WORK, "mutant"))
 
@@ -82,9 +82,7 @@ def main():
     env = ccache_env()
     commit = git("rev-parse", args.commit)
 
-    if not os.path.exists(os.path.join(MUTANT, ".git")):
-        run(["git", "-C", LINUX, "worktree", "prune"])
-        run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", MUTANT, commit])
+    ensure_worktree(MUTANT)
     run(["git", "-C", MUTANT, "checkout", "-q", "-f", "--detach", commit])
 
     failed = 0

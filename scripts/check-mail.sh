@@ -19,10 +19,7 @@ require_base
 
 maildir=${1:-$WORK/mail}
 AMTREE=${AMTREE:-$WORK/am}
-if [ ! -e "$AMTREE/.git" ]; then
-	git -C "$LINUX" worktree prune
-	git_linux worktree add -q -f --detach "$AMTREE" "$BASE_TAG"
-fi
+ensure_worktree "$AMTREE"
 am() { git -C "$AMTREE" -c user.name=x -c user.email=x@x "$@"; }
 
 # shellcheck disable=SC2034 # read by part_range through a nameref

@@ -29,10 +29,7 @@ TREE=${TREE:-$WORK/tree}
 COCCI=$TOP/scripts/coccinelle/ptdesc-page-access.cocci
 CONVERTED_ARCHES="powerpc x86 s390 arm arm64 csky hexagon loongarch m68k mips nios2 openrisc riscv sh sparc um"
 
-if [ ! -e "$TREE/.git" ]; then
-	git -C "$LINUX" worktree prune
-	git_linux worktree add -q -f --detach "$TREE" "$BASE_TAG"
-fi
+ensure_worktree "$TREE"
 require_clean "$TREE"
 git -C "$TREE" checkout -q --detach "$commit"
 

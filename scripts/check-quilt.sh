@@ -18,13 +18,9 @@ require_base
 command -v quilt >/dev/null || die "quilt not found (scripts/install-deps.sh installs it)"
 
 QTREE=${QTREE:-$WORK/quilt}
-if [ ! -e "$QTREE/.git" ]; then
-	git -C "$LINUX" worktree prune
-	git_linux worktree add -q -f --detach "$QTREE" "$BASE_TAG"
-else
-	git -C "$QTREE" checkout -q -f --detach "$BASE_TAG"
-	git -C "$QTREE" clean -q -fdx
-fi
+ensure_worktree "$QTREE"
+git -C "$QTREE" checkout -q -f --detach "$BASE_TAG"
+git -C "$QTREE" clean -q -fdx
 
 n=$(series_entries | wc -l)
 log "quilt push -a --fuzz=0 of $n patches in $QTREE"

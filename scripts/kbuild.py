@@ -221,6 +221,15 @@ def configure(cfg, jobs, env, tree=None):
     return None
 
 
+def ensure_worktree(path):
+    """A detached worktree of the base repository at PATH, added at the
+    base if missing."""
+    if not os.path.exists(os.path.join(path, ".git")):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        run(["git", "-C", LINUX, "worktree", "prune"])
+        run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", path, BASE_TAG])
+
+
 def first_error(out):
     for line in out.splitlines():
         if ": error:" in line or "Error " in line or "*** " in line:

@@ -25,8 +25,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
-    BASE_TAG, BRANCH, CONFIGS, LINUX, RESULTS, TREE, Config, ccache_env,
-    configure, die, first_error, git, log, make_cmd, run)
+    BRANCH, CONFIGS, RESULTS, TREE, Config, ccache_env, configure, die,
+    ensure_worktree, first_error, git, log, make_cmd, run)
 
 # (ptdesc field, struct page twin, condition)
 FIELDS = [
@@ -105,8 +105,7 @@ def main():
     if args.configs:
         names = args.configs.split(",")
     commit = git("rev-parse", args.commit)
-    if not os.path.exists(os.path.join(TREE, ".git")):
-        run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", TREE, BASE_TAG])
+    ensure_worktree(TREE)
     if git("status", "--porcelain", "--untracked-files=no", cwd=TREE):
         die(f"work tree {TREE} is dirty; refusing to build")
     run(["git", "-C", TREE, "checkout", "-q", "--detach", commit])

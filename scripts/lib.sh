@@ -83,6 +83,15 @@ series_entries()
 	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' "$SERIES" | grep -v '^$' || true
 }
 
+# ensure_worktree DIR: a detached worktree of the base repository at
+# DIR, added at the base if it does not exist yet.
+ensure_worktree()
+{
+	[ -e "$1/.git" ] && return 0
+	git -C "$LINUX" worktree prune
+	git_linux worktree add -q -f --detach "$1" "$BASE_TAG"
+}
+
 # part_range PART ENTRIES COMMITS: print "first last", the commits of
 # PART, given the names of two arrays in step: series entries (or
 # exported patch names) and the commits that carry them.
