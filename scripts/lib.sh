@@ -118,3 +118,20 @@ setup_ccache()
 	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
 	export CCACHE_COMPILERCHECK=${CCACHE_COMPILERCHECK:-content}
 }
+
+# Self-built cross compilers (scripts/build-toolchain.sh) for the arches
+# Debian 12 ships none for.  They live outside the repository, keyed by
+# the versions of the two source packages they are built from.
+TOOLCHAINS=${TOOLCHAINS:-${XDG_CACHE_HOME:-$HOME/.cache}/ptdesc-series/toolchains}
+TOOLCHAIN_TARGETS=${TOOLCHAIN_TARGETS:-"loongarch64-linux-gnu csky-linux-gnu nios2-linux-gnu"}
+
+# toolchain_root: print the directory of the toolchains built from the
+# installed binutils-source and gcc-12-source; fail if either is missing.
+toolchain_root()
+{
+	local b g
+	b=$(dpkg-query -W -f='${Version}' binutils-source 2>/dev/null) || return 1
+	g=$(dpkg-query -W -f='${Version}' gcc-12-source 2>/dev/null) || return 1
+	[ -n "$b" ] && [ -n "$g" ] || return 1
+	printf '%s/binutils-%s_gcc-%s\n' "$TOOLCHAINS" "$b" "$g"
+}

@@ -1,0 +1,345 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""boot-test.py - boot the base and the series under QEMU and stress them.
+
+For each runtime config (configs/runtime/NAME.config) and each tree
+(the base, and the head of the applied series), build a kernel with the
+debug fragment, an initramfs with runtime/rtinit.c as /init (cross-
+compiled statically; busybox-static is added where it runs), boot it
+under QEMU with TCG and collect what rtinit prints:
+
+    RT: <test> <check> PASS|FAIL|SKIP <detail>
+
+A run passes when rtinit reached RT-DONE, no check failed, and the
+console holds no kernel report (BUG, WARNING, bad page, Bad rss-counter,
+KASAN, lockdep, page_table_check, Oops, panic).  A build failure, a
+panic, a timeout or a failed check fails it, and the first failing
+check is named.  No toolchain or no QEMU binary: SKIP with the reason.
+
+Results: RESULTS/boot/NAME-TREE.log (console), RESULTS/boot/boot.md
+(base and series side by side) and RESULTS/boot/boot.json.
+"""
+
+import argparse
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kbuild import (  # noqa: E402
+    BASE_TAG, BRANCH, BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK, Config, ccache_env,
+    configure, die, ensure_worktree, first_error, git, log, make_cmd, run)
+
+RUNTIME = os.path.join(CONFIGS, "runtime")
+OUT = os.path.join(RESULTS, "boot")
+RTINIT = os.path.join(TOP, "runtime", "rtinit.c")
+BUSYBOX = "/bin/busybox"
+
+# Variants: extra Kconfig lines merged last.
+VARIANTS = {
+    "nolockdep": ["# CONFIG_PROVE_LOCKING is not set",
+                  "# CONFIG_DEBUG_LOCK_ALLOC is not set",
+                  "# CONFIG_DEBUG_SPINLOCK is not set"],
+}
+
+# Console lines that are kernel reports.  Any of them fails the run.
+REPORT_RE = re.compile(
+    r"BUG:|WARNING:|kernel BUG at|[Bb]ad page (state|map)|Bad rss-counter|"
+    r"KASAN:|INFO: (possible|inconsistent)|DEBUG_LOCKS_WARN_ON|"
+    r"page_table_check|Oops|Kernel panic|general protection fault|"
+    r"Unable to handle kernel|Call Trace:|Internal error:")
+
+# Debug options reported per kernel.
+DEBUG_SYMS = ["KASAN", "PROVE_LOCKING", "DEBUG_VM", "DEBUG_VM_PGTABLE",
+              "PAGE_TABLE_CHECK_ENFORCED", "DEBUG_PAGEALLOC_ENABLE_DEFAULT",
+              "HIGHMEM", "HIGHPTE", "TRANSPARENT_HUGEPAGE", "HUGETLBFS",
+              "MEMCG", "ZSMALLOC_STAT"]
+
+
+def tree_commit(tree):
+    return git("rev-parse", BASE_TAG if tree == "base" else BRANCH)
+
+
+def build_kernel(cfg, tree, commit, jobs, env, logf):
+    """Configure and build the image; returns (image path, None) or
+    (None, reason)."""
+    wt = os.path.join(WORK, "rt-" + tree)
+    ensure_worktree(wt)
+    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
+        return None, f"work tree {wt} is dirty"
+    run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
+    err = configure(cfg, jobs, env, tree=wt)
+    if err:
+        return None, err
+    image = cfg.meta["image"]
+    cmd = make_cmd(cfg, [os.path.basename(image)], jobs, tree=wt, keep_going=False)
+    with open(logf, "w") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        p = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT)
+    if p.returncode:
+        with open(logf) as f:
+            return None, "build failed: " + first_error(f.read())
+    return os.path.join(cfg.builddir, image), None
+
+
+def kconfig_flags(cfg):
+    have = {}
+    with open(os.path.join(cfg.builddir, ".config")) as f:
+        for line in f:
+            m = re.match(r"^CONFIG_(\w+)=y$", line.strip())
+            if m:
+                have[m.group(1)] = True
+    return [s for s in DEBUG_SYMS if have.get(s)]
+
+
+def build_initramfs(cfg, outdir):
+    """Returns (cpio path, None) or (None, reason)."""
+    cc = cfg.meta.get("user_cc", "gcc")
+    if not shutil.which(cc):
+        return None, f"no user-space compiler: {cc} not found"
+    os.makedirs(outdir, exist_ok=True)
+    init = os.path.join(outdir, "rtinit")
+    p = run([cc, "-O2", "-Wall", "-Werror", "-static", "-pthread", "-o", init, RTINIT],
+            check=False)
+    if p.returncode:
+        return None, f"{cc} -static failed: {first_error(p.stdout)}"
+    gen = os.path.join(BUILD, "runtime", "gen_init_cpio")
+    if not os.path.exists(gen):
+        src = os.path.join(LINUX, "usr", "gen_init_cpio.c")
+        run(["gcc", "-O2", "-o", gen, src])
+    spec = ["dir /dev 755 0 0", "nod /dev/console 600 0 0 c 5 1",
+            "dir /proc 755 0 0", "dir /sys 755 0 0", "dir /tmp 1777 0 0",
+            f"file /init {init} 755 0 0"]
+    # Debian's busybox-static is an x86_64 binary: a shell for the
+    # x86_64 guest (rt.shell on the command line), nothing else.
+    if cfg.arch == "x86_64" and os.path.exists(BUSYBOX):
+        spec += ["dir /bin 755 0 0", f"file /bin/busybox {BUSYBOX} 755 0 0",
+                 "slink /bin/sh busybox 777 0 0"]
+    ks = os.path.join(outdir, "kselftest")
+    if os.path.isdir(ks) and os.listdir(ks):
+        spec.append("dir /kselftest 755 0 0")
+        for name in sorted(os.listdir(ks)):
+            spec.append(f"file /kselftest/{name} {os.path.join(ks, name)} 755 0 0")
+    listf = os.path.join(outdir, "initramfs.list")
+    with open(listf, "w") as f:
+        f.write("\n".join(spec) + "\n")
+    cpio = os.path.join(outdir, "initramfs.cpio")
+    with open(cpio, "wb") as f:
+        subprocess.run([gen, listf], stdout=f, check=True)
+    return cpio, None
+
+
+def boot(cfg, image, cpio, tests, timeout, logf, extra_append):
+    """Run QEMU; returns (seconds, exit status or None on timeout)."""
+    append = f"console={cfg.meta['console']} rt.tests={tests} panic=-1 {extra_append}"
+    cmd = shlex.split(cfg.meta["qemu"]) + [
+        "-kernel", image, "-initrd", cpio, "-append", append.strip(),
+        "-display", "none", "-serial", "stdio", "-monitor", "none",
+        "-nic", "none", "-no-reboot"]
+    t0 = time.time()
+    with open(logf, "w") as f:
+        f.write("$ " + shlex.join(cmd) + "\n")
+        f.flush()
+        p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT, text=True, errors="replace")
+        status = None
+        deadline = t0 + timeout
+        try:
+            for line in p.stdout:
+                f.write(line)
+                if line.startswith(("RT: ", "RT-TEST:", "RT-BENCH:")):
+                    print("    " + line.rstrip(), flush=True)
+                if time.time() > deadline:
+                    break
+            p.wait(timeout=max(1, deadline - time.time()))
+            status = p.returncode
+        except subprocess.TimeoutExpired:
+            pass
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+                status = None
+    return time.time() - t0, status
+
+
+def evaluate(logf, status):
+    """Returns a dict: verdict, first failure, checks, reports, bench."""
+    checks, reports, bench, done = {}, [], {}, False
+    with open(logf, errors="replace") as f:
+        for line in f:
+            line = line.rstrip("\r\n")
+            m = re.search(r"RT: (\S+) (\S+) (PASS|FAIL|SKIP) ?(.*)$", line)
+            if m:
+                checks[f"{m.group(1)}/{m.group(2)}"] = (m.group(3), m.group(4))
+                continue
+            m = re.search(r"RT-BENCH: (\S+) ([\d.]+) (\S+)", line)
+            if m:
+                bench[m.group(1)] = (float(m.group(2)), m.group(3))
+                continue
+            if "RT-DONE" in line:
+                done = True
+            elif not line.startswith(("RT-", "$ ")) and REPORT_RE.search(line):
+                reports.append(line.strip())
+    first = None
+    if status is None:
+        first = "timeout: QEMU did not finish"
+    elif not checks and not done:
+        first = "rtinit printed no result (no boot?)"
+    for k, (v, d) in checks.items():
+        if v == "FAIL" and not first:
+            first = f"{k}: {d}"
+    if reports and not first:
+        first = "console: " + reports[0]
+    if not done and not first:
+        first = "rtinit did not reach RT-DONE"
+    return {"verdict": "FAIL" if first else "PASS", "first_failure": first,
+            "checks": checks, "reports": reports[:20], "bench": bench}
+
+
+def write_report(cells, trees):
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(OUT, "boot.json"), "w") as f:
+        json.dump(cells, f, indent=1)
+    names = []
+    for c in cells:
+        if c["config"] not in names:
+            names.append(c["config"])
+    lines = ["# Runtime test: base and series side by side", ""]
+    for name in names:
+        row = {c["tree"]: c for c in cells if c["config"] == name}
+        lines += [f"## {name}", ""]
+        lines.append("| | " + " | ".join(trees) + " |")
+        lines.append("|---|" + "---|" * len(trees))
+        for what in ("verdict", "seconds", "debug"):
+            vals = []
+            for t in trees:
+                c = row.get(t, {})
+                v = c.get(what, "")
+                if what == "seconds" and v != "":
+                    v = f"boot+tests {v:.0f} s"
+                if what == "debug":
+                    v = " ".join(v) if v else ""
+                if what == "verdict" and c.get("reason"):
+                    v = f"{v}: {c['reason']}"
+                vals.append(str(v))
+            lines.append(f"| {what} | " + " | ".join(vals) + " |")
+        keys = []
+        for t in trees:
+            for k in row.get(t, {}).get("checks", {}):
+                if k not in keys:
+                    keys.append(k)
+        for k in keys:
+            vals = []
+            for t in trees:
+                v = row.get(t, {}).get("checks", {}).get(k)
+                vals.append(f"{v[0]} {v[1]}".replace("|", "/") if v else "-")
+            lines.append(f"| {k} | " + " | ".join(vals) + " |")
+        bkeys = []
+        for t in trees:
+            for k in row.get(t, {}).get("bench", {}):
+                if k not in bkeys:
+                    bkeys.append(k)
+        for k in bkeys:
+            vals = []
+            for t in trees:
+                v = row.get(t, {}).get("bench", {}).get(k)
+                vals.append(f"{v[0]:.1f} {v[1]}" if v else "-")
+            lines.append(f"| bench {k} | " + " | ".join(vals) + " |")
+        lines.append("")
+    with open(os.path.join(OUT, "boot.md"), "w") as f:
+        f.write("\n".join(lines))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configs", default="x86_64",
+                    help="comma-separated runtime configs, NAME or NAME+VARIANT "
+                         f"(variants: {', '.join(VARIANTS)}; default: %(default)s; 'all')")
+    ap.add_argument("--trees", default="base,series", help="default: %(default)s")
+    ap.add_argument("--tests", default="pt,zram,swap",
+                    help="rtinit tests to run (default: %(default)s)")
+    ap.add_argument("--append", default="", help="extra kernel command line")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per boot")
+    ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+
+    env = ccache_env()
+    names = args.configs.split(",")
+    if names == ["all"]:
+        names = sorted(f[:-7] for f in os.listdir(RUNTIME) if f.endswith(".config"))
+    trees = args.trees.split(",")
+    for t in trees:
+        if t not in ("base", "series"):
+            die(f"unknown tree {t!r}: base or series")
+    commits = {t: tree_commit(t) for t in trees}
+    if "series" in commits and commits["series"] == commits.get("base", tree_commit("base")):
+        die("branch 'series' is the base: run 'make apply' first")
+    os.makedirs(OUT, exist_ok=True)
+
+    cells, bad = [], 0
+    for name in names:
+        base_name, _, variant = name.partition("+")
+        path = os.path.join(RUNTIME, base_name + ".config")
+        if not os.path.exists(path):
+            die(f"no runtime config {path}")
+        if variant and variant not in VARIANTS:
+            die(f"unknown variant {variant!r}")
+        for tree in trees:
+            cell = {"config": name, "tree": tree, "commit": commits[tree]}
+            builddir = os.path.join(BUILD, "runtime", f"{name}-{tree}")
+            cfg = Config(path, variant or None, VARIANTS.get(variant, ()), builddir=builddir)
+            tag = f"{name} {tree}"
+            qemu = shlex.split(cfg.meta["qemu"])[0]
+            try:
+                cfg.compiler()
+            except LookupError as e:
+                cell.update(verdict="SKIP", reason=str(e))
+            if "verdict" not in cell and not shutil.which(qemu):
+                cell.update(verdict="SKIP", reason=f"{qemu} not found")
+            if "verdict" not in cell:
+                t0 = time.time()
+                log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
+                image, err = build_kernel(cfg, tree, commits[tree], args.jobs, env,
+                                          os.path.join(OUT, f"{name}-{tree}.build.log"))
+                cell["build_seconds"] = round(time.time() - t0, 1)
+                if err:
+                    cell.update(verdict="FAIL", reason=err)
+                else:
+                    cell["debug"] = kconfig_flags(cfg)
+                    cpio, err = build_initramfs(cfg, os.path.join(builddir, "initramfs"))
+                    if err:
+                        cell.update(verdict="SKIP", reason=err)
+            if "verdict" not in cell and not args.build_only:
+                logf = os.path.join(OUT, f"{name}-{tree}.log")
+                log(f"{tag}: booting (log: {os.path.relpath(logf, TOP)})")
+                secs, status = boot(cfg, image, cpio, args.tests, args.timeout, logf,
+                                    args.append)
+                cell["seconds"] = round(secs, 1)
+                cell["qemu_status"] = status
+                cell.update(evaluate(logf, status))
+                cell["reason"] = cell.pop("first_failure")
+            elif "verdict" not in cell:
+                cell.update(verdict="BUILT", reason=None)
+            if cell["verdict"] == "FAIL":
+                bad += 1
+            log(f"{tag}: {cell['verdict']}" +
+                (f" ({cell['reason']})" if cell.get("reason") else "") +
+                (f" in {cell['seconds']:.0f} s" if "seconds" in cell else ""))
+            cells.append(cell)
+            write_report(cells, trees)
+    log(f"report: {os.path.relpath(os.path.join(OUT, 'boot.md'), TOP)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
