@@ -8,7 +8,8 @@ JOBS ?= $(shell nproc)
 export JOBS
 
 .PHONY: help deps base apply quilt export check-patches matrix layout \
-	asserts mail check test test-harness shellcheck clean distclean
+	asserts mail toolchains boot check test test-harness shellcheck \
+	clean distclean
 
 help:
 	@sed -n 's/^\([a-z-]*\):.*## \(.*\)/  \1\t\2/p' $(MAKEFILE_LIST) | expand -t 18
@@ -43,6 +44,12 @@ asserts: apply ## a misaligned descriptor field must break the build
 mail: apply ## one ready-to-send mbox per part in work/mail, checked with git am
 	scripts/make-mail.sh
 	scripts/check-mail.sh
+
+toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
+	scripts/build-toolchain.sh
+
+boot: apply ## runtime test: base and series under QEMU on every runtime config
+	scripts/boot-test.py -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check

@@ -54,6 +54,13 @@ REPORT_RE = re.compile(
     r"page_table_check|Oops|Kernel panic|general protection fault|"
     r"Unable to handle kernel|Call Trace:|Internal error:")
 
+# The base tree's mm selftests that run in the initramfs without a
+# shell: self-contained, quick, page-table or hugetlb paths.
+KSELFTESTS = ["madv_populate", "map_fixed_noreplace", "map_populate",
+              "map_hugetlb", "mremap_dontunmap", "mremap_test", "mlock2-tests",
+              "mrelease_test", "soft-dirty", "hugepage-mmap", "hugepage-mremap",
+              "hugetlb-madvise", "compaction_test"]
+
 # Debug options reported per kernel.
 DEBUG_SYMS = ["KASAN", "PROVE_LOCKING", "DEBUG_VM", "DEBUG_VM_PGTABLE",
               "PAGE_TABLE_CHECK_ENFORCED", "DEBUG_PAGEALLOC_ENABLE_DEFAULT",
@@ -98,6 +105,24 @@ def kconfig_flags(cfg):
     return [s for s in DEBUG_SYMS if have.get(s)]
 
 
+def build_kselftests(cc, outdir):
+    """Compile KSELFTESTS from the base tree statically into OUTDIR;
+    returns the names that did not build."""
+    src = os.path.join(WORK, "rt-base", "tools", "testing", "selftests", "vm")
+    os.makedirs(outdir, exist_ok=True)
+    missing = []
+    for name in KSELFTESTS:
+        binary = os.path.join(outdir, name)
+        if os.path.exists(binary) and os.path.getmtime(binary) > os.path.getmtime(
+                os.path.join(src, name + ".c")):
+            continue
+        p = run([cc, "-O2", "-static", "-pthread", "-I", os.path.dirname(src),
+                 "-o", binary, name + ".c", "-lrt"], cwd=src, check=False)
+        if p.returncode:
+            missing.append(name)
+    return missing
+
+
 def build_initramfs(cfg, outdir):
     """Returns (cpio path, None) or (None, reason)."""
     cc = cfg.meta.get("user_cc", "gcc")
@@ -122,7 +147,8 @@ def build_initramfs(cfg, outdir):
         spec += ["dir /bin 755 0 0", f"file /bin/busybox {BUSYBOX} 755 0 0",
                  "slink /bin/sh busybox 777 0 0"]
     ks = os.path.join(outdir, "kselftest")
-    if os.path.isdir(ks) and os.listdir(ks):
+    cfg.ksft_missing = build_kselftests(cc, ks)
+    if os.listdir(ks):
         spec.append("dir /kselftest 755 0 0")
         for name in sorted(os.listdir(ks)):
             spec.append(f"file /kselftest/{name} {os.path.join(ks, name)} 755 0 0")
@@ -171,13 +197,17 @@ def boot(cfg, image, cpio, tests, timeout, logf, extra_append):
 
 def evaluate(logf, status):
     """Returns a dict: verdict, first failure, checks, reports, bench."""
-    checks, reports, bench, done = {}, [], {}, False
+    checks, reports, bench, ksft, done = {}, [], {}, {}, False
     with open(logf, errors="replace") as f:
         for line in f:
             line = line.rstrip("\r\n")
             m = re.search(r"RT: (\S+) (\S+) (PASS|FAIL|SKIP) ?(.*)$", line)
             if m:
                 checks[f"{m.group(1)}/{m.group(2)}"] = (m.group(3), m.group(4))
+                continue
+            m = re.search(r"RT-KSFT: (\S+) (PASS|FAIL|SKIP) (.*)$", line)
+            if m:
+                ksft[m.group(1)] = (m.group(2), m.group(3))
                 continue
             m = re.search(r"RT-BENCH: (\S+) ([\d.]+) (\S+)", line)
             if m:
@@ -200,7 +230,24 @@ def evaluate(logf, status):
     if not done and not first:
         first = "rtinit did not reach RT-DONE"
     return {"verdict": "FAIL" if first else "PASS", "first_failure": first,
-            "checks": checks, "reports": reports[:20], "bench": bench}
+            "checks": checks, "reports": reports[:20], "bench": bench, "kselftest": ksft}
+
+
+def regressions(cells):
+    """An mm selftest that passes on the base and not with the series
+    fails the series run; one that fails on both is reported only."""
+    base = [c for c in cells if c["tree"] == "base" and c["config"] == cells[-1]["config"]]
+    ser = cells[-1]
+    if not base or "kselftest" not in base[0] or "kselftest" not in ser:
+        return 0
+    worse = [k for k, v in base[0]["kselftest"].items()
+             if v[0] == "PASS" and ser["kselftest"].get(k, ("missing",))[0] != "PASS"]
+    if not worse or ser["verdict"] == "FAIL":
+        return 0
+    ser["verdict"] = "FAIL"
+    ser["reason"] = "mm selftest passes on the base, not with the series: " + ", ".join(worse)
+    log(f"{ser['config']} series: FAIL ({ser['reason']})")
+    return 1
 
 
 def write_report(cells, trees):
@@ -241,6 +288,17 @@ def write_report(cells, trees):
                 v = row.get(t, {}).get("checks", {}).get(k)
                 vals.append(f"{v[0]} {v[1]}".replace("|", "/") if v else "-")
             lines.append(f"| {k} | " + " | ".join(vals) + " |")
+        kkeys = []
+        for t in trees:
+            for k in row.get(t, {}).get("kselftest", {}):
+                if k not in kkeys:
+                    kkeys.append(k)
+        for k in sorted(kkeys):
+            vals = []
+            for t in trees:
+                v = row.get(t, {}).get("kselftest", {}).get(k)
+                vals.append(f"{v[0]} {v[1]}" if v else "-")
+            lines.append(f"| selftest {k} | " + " | ".join(vals) + " |")
         bkeys = []
         for t in trees:
             for k in row.get(t, {}).get("bench", {}):
@@ -265,7 +323,7 @@ def main():
                     help="comma-separated runtime configs, NAME or NAME+VARIANT "
                          f"(variants: {', '.join(VARIANTS)}; default: %(default)s; 'all')")
     ap.add_argument("--trees", default="base,series", help="default: %(default)s")
-    ap.add_argument("--tests", default="pt,zram,swap",
+    ap.add_argument("--tests", default="pt,zram,swap,kselftest",
                     help="rtinit tests to run (default: %(default)s)")
     ap.add_argument("--append", default="", help="extra kernel command line")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per boot")
@@ -336,6 +394,8 @@ def main():
                 (f" ({cell['reason']})" if cell.get("reason") else "") +
                 (f" in {cell['seconds']:.0f} s" if "seconds" in cell else ""))
             cells.append(cell)
+            if tree == "series":
+                bad += regressions(cells)
             write_report(cells, trees)
     log(f"report: {os.path.relpath(os.path.join(OUT, 'boot.md'), TOP)}")
     return 1 if bad else 0

@@ -6,7 +6,9 @@
 # Usage: scripts/install-deps.sh [-h]
 #
 # Run as root.  Installs build tools, the cross compilers of the matrix,
-# quilt, ccache, sparse, coccinelle and bats.  The pinned base package
+# quilt, ccache, sparse, coccinelle and bats, QEMU and the cross C
+# libraries of the runtime test, and the sources of the self-built
+# cross compilers.  The pinned base package
 # itself is installed by scripts/fetch-base.sh, which checks its version.
 set -euo pipefail
 
@@ -29,6 +31,13 @@ PACKAGES=(
 	gcc-m68k-linux-gnu gcc-sparc64-linux-gnu gcc-sh4-linux-gnu
 	gcc-or1k-elf
 	clang-14 lld-14 llvm-14
+	# runtime test: QEMU, static user space for each booted arch
+	qemu-system-x86 qemu-system-arm qemu-system-misc qemu-system-ppc
+	busybox-static libc6-dev-i386-cross libc6-dev-arm64-cross
+	libc6-dev-armel-cross libc6-dev-riscv64-cross libc6-dev-ppc64el-cross
+	libc6-dev-s390x-cross libc6-dev-m68k-cross libc6-dev-sh4-cross
+	# sources of the self-built cross compilers (make toolchains)
+	binutils-source gcc-12-source libgmp-dev libmpfr-dev libmpc-dev
 )
 
 missing=()

@@ -8,7 +8,9 @@
 # check: fetch and verify the base, check every patch, apply the series
 #        with git am and with quilt, check the export round trip and run
 #        the CI tier of the build matrix.
-# test:  all of that, then the tests of the harness itself (tests/*.bats).
+# test:  all of that, then the runtime test under QEMU (x86_64, base and
+#        series side by side; BOOT_CONFIGS picks others) and the tests of
+#        the harness itself (tests/*.bats).
 #
 # Every check prints one PASS/FAIL/SKIP line; the run ends with a line
 # 'N passed, M failed, K skipped' and exits non-zero if anything failed.
@@ -159,7 +161,31 @@ fi
 step "mail: write one mbox per part" "$TOP/scripts/make-mail.sh" || true
 "$TOP/scripts/check-mail.sh" 2>&1 | lines
 
+# boots NAME JSON: one record per boot (config and tree) and per check.
+boots()
+{
+	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
+import json, sys
+for c in json.load(open(sys.argv[1])):
+    name = "boot/%s/%s" % (c["config"], c["tree"])
+    took = " in %.0f s" % c["seconds"] if "seconds" in c else ""
+    print("%s %s: %s%s" % (c["verdict"], name, c.get("reason") or "booted, every check verified", took))
+    for k, (v, d) in sorted(c.get("checks", {}).items()):
+        print("%s %s/%s: %s" % (v, name, k, d))
+PY
+}
+
 if [ "$mode" = test ]; then
+	# Runtime: base and series booted under QEMU, stressed side by side.
+	log "runtime test under QEMU: ${BOOT_CONFIGS:=x86_64} (base and series)"
+	set +e
+	"$TOP/scripts/boot-test.py" -j"$JOBS" --configs "$BOOT_CONFIGS" 2>&1 |
+		tee "$RESULTS/logs/boot.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
+	boots boot "$RESULTS/boot/boot.json"
+
 	log "tests of the harness (bats)"
 	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.log" | while IFS= read -r l; do
 		case "$l" in

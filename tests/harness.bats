@@ -96,7 +96,7 @@ teardown()
 	run env CONFIGS="$BATS_TEST_TMPDIR/configs" RESULTS="$BATS_TEST_TMPDIR/r" \
 		"$TOP/scripts/build-matrix.py" --steps all
 	[ "$status" -eq 0 ]
-	[[ "$(cell "$BATS_TEST_TMPDIR/r/matrix.json" nocc 0)" == "SKIP no toolchain: harness-no-such-compiler-gcc not found" ]]
+	[[ "$(cell "$BATS_TEST_TMPDIR/r/matrix.json" nocc 0)" == "SKIP no toolchain: harness-no-such-compiler-gcc not found"* ]]
 }
 
 @test "a compile error at step N is reported at step N on the right configs only" {

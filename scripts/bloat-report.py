@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""bloat-report.py - code size and hot-path code of the series against the base.
+
+For each config (a matrix row in configs/), link vmlinux at the base and
+at the head of the series in build directories of their own, then:
+
+  - run the base tree's scripts/bloat-o-meter on the two vmlinux files;
+  - compare the .text sizes: the series fails when .text grows by more
+    than --bound percent (default 0.01);
+  - disassemble the hot-path functions (page-table allocation and
+    freeing, zsmalloc's map/unmap/malloc/free/compact) in both, with
+    addresses and symbol offsets normalised, and list the ones whose
+    code differs, with their sizes.
+
+Results: RESULTS/bloat/CONFIG.bloat-o-meter.txt, RESULTS/bloat/CONFIG.FUNC.diff
+for each differing function, RESULTS/bloat/bloat.md and bloat.json.
+Prints 'PASS|FAIL|SKIP bloat/CONFIG/...: detail' lines.
+"""
+
+import argparse
+import difflib
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kbuild import (  # noqa: E402
+    BASE_TAG, BRANCH, BUILD, CONFIGS, RESULTS, TOP, WORK, Config, ccache_env,
+    configure, ensure_worktree, first_error, git, log, make_cmd, run)
+
+OUT = os.path.join(RESULTS, "bloat")
+HOT = ["__pte_alloc", "__pte_alloc_kernel", "__pmd_alloc", "__pud_alloc",
+       "pte_alloc_one", "pgd_alloc", "pgd_free", "___pte_free_tlb",
+       "___pmd_free_tlb", "free_pgd_range", "free_pgtables", "pmd_install",
+       "zs_malloc", "zs_free", "zs_map_object", "zs_unmap_object", "zs_compact"]
+
+
+def build_vmlinux(cfg, tree, jobs, env):
+    wt = os.path.join(WORK, "rt-" + tree)
+    ensure_worktree(wt)
+    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
+        return f"work tree {wt} is dirty"
+    run(["git", "-C", wt, "checkout", "-q", "--detach",
+         git("rev-parse", BASE_TAG if tree == "base" else BRANCH)])
+    err = configure(cfg, jobs, env, tree=wt)
+    if err:
+        return err
+    p = run(make_cmd(cfg, ["vmlinux"], jobs, tree=wt, keep_going=False), env=env, check=False)
+    if p.returncode:
+        return "vmlinux failed: " + first_error(p.stdout)
+    return None
+
+
+def text_size(tool, vmlinux):
+    out = run([tool + "readelf", "-SW", vmlinux]).stdout
+    for line in out.splitlines():
+        m = re.search(r"\]\s+\.text\s+\S+\s+\S+\s+\S+\s+([0-9a-f]+)", line)
+        if m:
+            return int(m.group(1), 16)
+    return None
+
+
+def symbols(tool, vmlinux):
+    """name -> (address, size) of the function symbols."""
+    syms = {}
+    for line in run([tool + "nm", "-S", "--defined-only", vmlinux]).stdout.splitlines():
+        f = line.split()
+        if len(f) == 4 and f[2] in "tT":
+            syms.setdefault(f[3], (int(f[0], 16), int(f[1], 16)))
+    return syms
+
+
+def disasm(tool, vmlinux, addr, size):
+    out = run([tool + "objdump", "-d", "--no-show-raw-insn",
+               f"--start-address={addr:#x}", f"--stop-address={addr + size:#x}",
+               vmlinux]).stdout
+    lines = []
+    for line in out.splitlines():
+        m = re.match(r"^\s*[0-9a-f]+:\s+(.*)$", line)
+        if not m:
+            continue
+        ins = m.group(1)
+        ins = re.sub(r"<([^>+]+)\+0x[0-9a-f]+>", r"<\1+X>", ins)
+        ins = re.sub(r"\b(0x)?[0-9a-f]{6,16}\b", "ADDR", ins)
+        lines.append(ins.strip())
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configs", default="x86_64", help="default: %(default)s")
+    ap.add_argument("--bound", type=float, default=0.01,
+                    help=".text growth allowed, in percent (default: %(default)s)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args()
+    env = ccache_env()
+    os.makedirs(OUT, exist_ok=True)
+    report, bad = [], 0
+    for name in args.configs.split(","):
+        path = os.path.join(CONFIGS, name + ".config")
+        rec = {"config": name}
+        cfgs = {t: Config(path, builddir=os.path.join(BUILD, "bloat", f"{name}-{t}"))
+                for t in ("base", "series")}
+        try:
+            cfgs["base"].compiler()
+        except LookupError as e:
+            print(f"SKIP bloat/{name}: {e}", flush=True)
+            rec["status"] = "SKIP"
+            report.append(rec)
+            continue
+        tool = cfgs["base"].make_vars().get("CROSS_COMPILE", "")
+        t0 = time.time()
+        err = None
+        for t, cfg in cfgs.items():
+            log(f"{name}: vmlinux at {t}")
+            err = build_vmlinux(cfg, t, args.jobs, env)
+            if err:
+                err = f"{t}: {err}"
+                break
+        rec["build_seconds"] = round(time.time() - t0)
+        if err:
+            print(f"FAIL bloat/{name}: {err}", flush=True)
+            rec["status"] = "FAIL"
+            bad += 1
+            report.append(rec)
+            continue
+        vm = {t: os.path.join(c.builddir, "vmlinux") for t, c in cfgs.items()}
+        bom = run([os.path.join(WORK, "rt-base", "scripts", "bloat-o-meter"),
+                   vm["base"], vm["series"]], check=False).stdout
+        with open(os.path.join(OUT, f"{name}.bloat-o-meter.txt"), "w") as f:
+            f.write(bom)
+        rec["bloat_o_meter"] = bom.splitlines()[0] if bom else ""
+        text = {t: text_size(tool, v) for t, v in vm.items()}
+        delta = text["series"] - text["base"]
+        pct = 100.0 * delta / text["base"]
+        rec.update(text_base=text["base"], text_series=text["series"], text_delta=delta,
+                   text_pct=round(pct, 5))
+        ok = pct <= args.bound
+        bad += not ok
+        print(f"{'PASS' if ok else 'FAIL'} bloat/{name}/text: .text {text['base']} -> "
+              f"{text['series']} bytes ({delta:+d}, {pct:+.4f}%, bound +{args.bound}%); "
+              f"{rec['bloat_o_meter']}", flush=True)
+
+        syms = {t: symbols(tool, v) for t, v in vm.items()}
+        rec["hot"] = {}
+        for fn in HOT:
+            if fn not in syms["base"] or fn not in syms["series"]:
+                rec["hot"][fn] = "not in both (inlined or not built)"
+                continue
+            a = disasm(tool, vm["base"], *syms["base"][fn])
+            b = disasm(tool, vm["series"], *syms["series"][fn])
+            sb, ss = syms["base"][fn][1], syms["series"][fn][1]
+            if a == b:
+                rec["hot"][fn] = f"same code, {sb} bytes"
+                continue
+            diff = list(difflib.unified_diff(a, b, "base", "series", lineterm="", n=2))
+            with open(os.path.join(OUT, f"{name}.{fn}.diff"), "w") as f:
+                f.write("\n".join(diff) + "\n")
+            changed = sum(1 for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---"))
+            rec["hot"][fn] = f"differs: {sb} -> {ss} bytes, {changed} lines changed"
+        for fn, what in rec["hot"].items():
+            print(f"  hot {name} {fn}: {what}", flush=True)
+        rec["status"] = "PASS" if ok else "FAIL"
+        report.append(rec)
+
+    with open(os.path.join(OUT, "bloat.json"), "w") as f:
+        json.dump(report, f, indent=1)
+    md = ["# Code size: series against base", "",
+          "| config | .text base | .text series | delta | bloat-o-meter |",
+          "|---|---|---|---|---|"]
+    for r in report:
+        if "text_base" in r:
+            md.append(f"| {r['config']} | {r['text_base']} | {r['text_series']} | "
+                      f"{r['text_delta']:+d} ({r['text_pct']:+.4f}%) | {r['bloat_o_meter']} |")
+        else:
+            md.append(f"| {r['config']} | {r['status']} | | | |")
+    md += ["", "## Hot paths", ""]
+    for r in report:
+        for fn, what in r.get("hot", {}).items():
+            md.append(f"- {r['config']} `{fn}`: {what}")
+    with open(os.path.join(OUT, "bloat.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    log(f"report: {os.path.relpath(os.path.join(OUT, 'bloat.md'), TOP)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
