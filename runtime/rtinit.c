@@ -232,7 +232,7 @@ static uint64_t checksum(const void *p, size_t len)
  * keep those out of zsmalloc).  Class 100 is incompressible and goes to
  * huge zspages.
  */
-static const int zram_classes[] = { 3, 20, 45, 70, 90, 100 };
+static const int zram_classes[] = { 5, 20, 35, 50, 65, 100 };
 #define NR_CLASSES (int)(sizeof(zram_classes) / sizeof(zram_classes[0]))
 
 static void fill_block(unsigned char *buf, size_t len, uint64_t block,
@@ -651,7 +651,7 @@ static void pt_hugetlb_check(void)
 
 static void test_pt(void)
 {
-	int procs = 4, threads = 3, rounds = 6, i, bad = 0, st;
+	int procs = 4, threads = 3, rounds = 3, i, bad = 0, st;
 	long long before, after = -1, pgtable_charged = -1;
 	double t0 = now(), deadline;
 	pid_t pids[16];
@@ -678,12 +678,15 @@ static void test_pt(void)
 		pgtable_charged = memcg_stat("ptstress", "pagetables");
 	}
 	for (i = 0; i < procs; i++) {
-		if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) || WEXITSTATUS(st))
+		if (waitpid(pids[i], &st, 0) != pids[i] || !WIFEXITED(st) || WEXITSTATUS(st)) {
+			if (WIFSIGNALED(st))
+				out("RT-INFO: pt process %d killed by signal %d", i, WTERMSIG(st));
 			bad++;
+		}
 	}
 	if (bad)
 		result("pt", "map-mprotect-mremap-munmap", "FAIL",
-		       "%d of %d processes reported a bad word (see lines above)", bad, procs);
+		       "%d of %d processes failed (see RT-INFO lines)", bad, procs);
 	else
 		result("pt", "map-mprotect-mremap-munmap", "PASS",
 		       "%d processes x %d threads x %d rounds, PTE table %lu KiB, PMD table %lu MiB",
@@ -772,7 +775,7 @@ static void test_zram(void)
 	uint64_t nblocks = disksize / page_size, b, *sums, gen;
 	long long mig_before, mig_after, cmp_before, cmp_after;
 	int fd, round, bad = 0, written = 0, discarded = 0, overwritten = 0;
-	struct zram_stat st, st_full;
+	struct zram_stat st, st_full, st_pre, st_sparse;
 	unsigned char *buf;
 	double t0 = now();
 
@@ -808,13 +811,31 @@ static void test_zram(void)
 	       st_full.used, st_full.same, st_full.huge);
 
 	/*
-	 * 2. rounds of overwrite and discard (leaving zspages sparse) with
-	 * zram compaction and system compaction after each
+	 * 2. discard three blocks in four: every zspage of every class is
+	 * left mostly empty, so zsmalloc compaction has zspages to free
+	 */
+	for (b = 0; b < nblocks; b++) {
+		if (b % 4 == 0)
+			continue;
+		if (zram_discard(fd, b))
+			die_errno("BLKDISCARD");
+		sums[b] = 0;
+		discarded++;
+	}
+	zram_mm_stat("zram0", &st_pre);
+	write_file("/sys/block/zram0/compact", "1");
+	write_file("/proc/sys/vm/compact_memory", "1");
+	zram_mm_stat("zram0", &st_sparse);
+
+	/*
+	 * 3. rounds of overwrites (a new class each time, so objects move
+	 * between classes) and discards, each followed by zram and system
+	 * compaction, with a slice verified after each round
 	 */
 	for (round = 0; round < 4; round++) {
 		gen = round + 2;
 		for (b = round; b < nblocks; b += 3) {
-			if ((b / 3) % 2) {
+			if ((b / 3) % 3 == 1) {
 				if (zram_discard(fd, b))
 					die_errno("BLKDISCARD");
 				sums[b] = 0;
@@ -831,7 +852,6 @@ static void test_zram(void)
 		}
 		write_file("/sys/block/zram0/compact", "1");
 		write_file("/proc/sys/vm/compact_memory", "1");
-		/* verify a slice between rounds, everything at the end */
 		for (b = round; b < nblocks; b += 5) {
 			if (zram_rw(fd, 0, buf, b))
 				die_errno("zram read");
@@ -865,8 +885,9 @@ static void test_zram(void)
 	result("zram", "mm_stat", "PASS",
 	       "orig %lld compr %lld used %lld used_max %lld same %lld pages_compacted %lld huge %lld",
 	       st.orig, st.compr, st.used, st.used_max, st.same, st.compacted, st.huge);
-	result("zram", "zs-compaction", st.compacted > 0 ? "PASS" : "FAIL",
-	       "pages_compacted %lld", st.compacted);
+	result("zram", "zs-compaction", st_sparse.compacted > 0 ? "PASS" : "FAIL",
+	       "3 in 4 blocks discarded: used %lld -> %lld bytes, pages_compacted %lld; %lld at the end",
+	       st_pre.used, st_sparse.used, st_sparse.compacted, st.compacted);
 	result("zram", "huge-zspages", st_full.huge > 0 ? "PASS" : "FAIL",
 	       "huge_pages %lld after the fill", st_full.huge);
 	if (mig_before < 0)
@@ -910,7 +931,7 @@ static int make_swap(const char *path, unsigned long long size)
 static void test_swap(void)
 {
 	unsigned long long disksize = 128ULL << 20;
-	unsigned long len = 96UL << 20, off;
+	unsigned long len = 64UL << 20, off;
 	long long out_before, out_after, in_after, in_before;
 	struct zram_stat st;
 	int stt, bad;
@@ -935,7 +956,7 @@ static void test_swap(void)
 	if (c == 0) {
 		char w[160];
 
-		if (enter_memcg("swapstress", "32M", "max"))
+		if (enter_memcg("swapstress", "24M", "max"))
 			_exit(2);
 		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (p == MAP_FAILED)
@@ -970,7 +991,7 @@ static void test_swap(void)
 		result("swap", "memcg-swap", "FAIL", "child status %#x", stt);
 	else
 		result("swap", "memcg-swap", out_after > out_before && in_after > in_before ? "PASS" : "FAIL",
-		       "96 MiB through a 32 MiB memcg: pswpout +%lld pswpin +%lld, zram1 used_max %lld",
+		       "64 MiB through a 24 MiB memcg: pswpout +%lld pswpin +%lld, zram1 used_max %lld",
 		       out_after - out_before, in_after - in_before, st.used_max);
 	if (swapoff("/dev/zram1"))
 		result("swap", "swapoff", "FAIL", "%s", strerror(errno));
@@ -1064,6 +1085,21 @@ static void test_bench(void)
  * not RT lines: some fail on the base under QEMU already, so the host
  * compares base and series instead of counting.
  */
+/* Print the last LINES lines of PATH as RT-INFO lines. */
+static void tail_file(const char *path, const char *tag, int lines)
+{
+	static char buf[16384];
+	char *p, *line[64];
+	int n = 0, i;
+
+	if (read_file(path, buf, sizeof(buf)))
+		return;
+	for (p = strtok(buf, "\n"); p; p = strtok(NULL, "\n"))
+		line[n++ % 64] = p;
+	for (i = n > lines ? n - lines : 0; i < n; i++)
+		out("RT-INFO: %s: %s", tag, line[i % 64]);
+}
+
 static const struct {
 	const char *name, *arg1, *arg2;
 } ksft_args[] = {
@@ -1084,14 +1120,16 @@ static void test_kselftest(void)
 	}
 	mkdir("/huge", 0755);
 	mount("none", "/huge", "hugetlbfs", 0, NULL);
-	write_file("/proc/sys/vm/nr_hugepages", "32");
+	/* hugepage-mmap and map_hugetlb map 256 MiB of huge pages */
+	write_file("/proc/sys/vm/nr_hugepages", "160");
+	mkdir("/tmp", 01777);
 	if (chdir("/"))
 		die_errno("chdir");
 	for (i = 0; i < n; i++) {
 		const char *name = names[i]->d_name, *a1 = NULL, *a2 = NULL;
 		double t0 = now();
 		size_t k;
-		int st;
+		int st, ok;
 		pid_t c;
 
 		snprintf(path, sizeof(path), "/kselftest/%s", name);
@@ -1104,21 +1142,23 @@ static void test_kselftest(void)
 			}
 		c = fork();
 		if (c == 0) {
-			int nul = open("/dev/null", O_WRONLY);
+			int fd = open("/tmp/ksft.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
-			if (nul >= 0) {
-				dup2(nul, 1);
-				dup2(nul, 2);
+			if (fd >= 0) {
+				dup2(fd, 1);
+				dup2(fd, 2);
 			}
 			alarm(180);
 			execl(path, path, a1, a2, (char *)NULL);
 			_exit(127);
 		}
 		waitpid(c, &st, 0);
+		ok = WIFEXITED(st) && !WEXITSTATUS(st);
 		out("RT-KSFT: %s %s %.1f s status %#x", name,
-		    WIFEXITED(st) && !WEXITSTATUS(st) ? "PASS" :
-		    WIFEXITED(st) && WEXITSTATUS(st) == 4 ? "SKIP" : "FAIL",
+		    ok ? "PASS" : WIFEXITED(st) && WEXITSTATUS(st) == 4 ? "SKIP" : "FAIL",
 		    now() - t0, st);
+		if (!ok)
+			tail_file("/tmp/ksft.out", name, 6);
 	}
 	write_file("/proc/sys/vm/nr_hugepages", "0");
 	out("RT-INFO: kselftest: %d entries (RT-KSFT lines)", n - 2);

@@ -23,7 +23,6 @@ import difflib
 import json
 import os
 import re
-import subprocess
 import sys
 import time
 
