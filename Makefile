@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 export JOBS
 
 .PHONY: help deps base apply quilt export check-patches matrix layout \
-	asserts mail toolchains boot check test test-harness shellcheck \
+	asserts mail toolchains boot kunit check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -50,6 +50,9 @@ toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 
 boot: apply ## runtime test: base and series under QEMU on every runtime config
 	scripts/boot-test.py -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
+
+kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU x86_64
+	scripts/run-kunit.sh
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check

@@ -9,8 +9,9 @@
 #        with git am and with quilt, check the export round trip and run
 #        the CI tier of the build matrix.
 # test:  all of that, then the runtime test under QEMU (x86_64, base and
-#        series side by side; BOOT_CONFIGS picks others) and the tests of
-#        the harness itself (tests/*.bats).
+#        series side by side; BOOT_CONFIGS picks others), the series' KUnit
+#        suites (UML and QEMU x86_64) and the tests of the harness itself
+#        (tests/*.bats).
 #
 # Every check prints one PASS/FAIL/SKIP line; the run ends with a line
 # 'N passed, M failed, K skipped' and exits non-zero if anything failed.
@@ -185,6 +186,9 @@ if [ "$mode" = test ]; then
 	set -e
 	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
 	boots boot "$RESULTS/boot/boot.json"
+
+	# The series' KUnit suites under UML and under QEMU x86_64.
+	"$TOP/scripts/run-kunit.sh" 2>&1 | tee "$RESULTS/logs/kunit.log" | lines
 
 	log "tests of the harness (bats)"
 	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.log" | while IFS= read -r l; do
