@@ -128,16 +128,17 @@ def build_kselftests(cc, outdir, names):
 
 
 def build_initramfs(cfg, outdir, kselftests):
-    """Returns (cpio path, None) or (None, reason)."""
+    """Returns (cpio path, None, selftests that did not build) or
+    (None, reason, [])."""
     cc = cfg.meta.get("user_cc", "gcc")
     if not shutil.which(cc):
-        return None, f"no user-space compiler: {cc} not found"
+        return None, f"no user-space compiler: {cc} not found", []
     os.makedirs(outdir, exist_ok=True)
     init = os.path.join(outdir, "rtinit")
     p = run([cc, "-O2", "-Wall", "-Werror", "-static", "-pthread", "-o", init, RTINIT],
             check=False)
     if p.returncode:
-        return None, f"{cc} -static failed: {first_error(p.stdout)}"
+        return None, f"{cc} -static failed: {first_error(p.stdout)}", []
     gen = os.path.join(BUILD, "runtime", "gen_init_cpio")
     if not os.path.exists(gen):
         src = os.path.join(LINUX, "usr", "gen_init_cpio.c")
@@ -165,7 +166,7 @@ def build_initramfs(cfg, outdir, kselftests):
     cpio = os.path.join(outdir, "initramfs.cpio")
     with open(cpio, "wb") as f:
         subprocess.run([gen, listf], stdout=f, check=True)
-    return cpio, None
+    return cpio, None, missing
 
 
 def boot(cfg, image, cpio, tests, timeout, logf, extra_append):
@@ -271,14 +272,14 @@ def write_report(cells, trees):
         lines += [f"## {name}", ""]
         lines.append("| | " + " | ".join(trees) + " |")
         lines.append("|---|" + "---|" * len(trees))
-        for what in ("verdict", "seconds", "debug"):
+        for what in ("verdict", "seconds", "debug", "kselftest_not_built"):
             vals = []
             for t in trees:
                 c = row.get(t, {})
                 v = c.get(what, "")
                 if what == "seconds" and v != "":
                     v = f"boot+tests {v:.0f} s"
-                if what == "debug":
+                if what in ("debug", "kselftest_not_built"):
                     v = " ".join(v) if v else ""
                 if what == "verdict" and c.get("reason"):
                     v = f"{v}: {c['reason']}"
@@ -389,8 +390,8 @@ def main():
                     cell.update(verdict="FAIL", reason=err)
                 else:
                     cell["debug"] = kconfig_flags(cfg)
-                    cpio, err = build_initramfs(cfg, os.path.join(builddir, "initramfs"),
-                                                kselftests)
+                    cpio, err, cell["kselftest_not_built"] = build_initramfs(
+                        cfg, os.path.join(builddir, "initramfs"), kselftests)
                     if err:
                         cell.update(verdict="SKIP", reason=err)
             if "verdict" not in cell and not args.build_only:
