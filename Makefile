@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 export JOBS
 
 .PHONY: help deps base apply quilt export check-patches matrix layout \
-	asserts mail toolchains boot kunit check test test-harness shellcheck \
+	asserts mail toolchains boot kunit bloat check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -32,7 +32,7 @@ export: ## regenerate patches/ and series from branch 'series'
 check-patches: base ## checkpatch --strict and headers of every patch
 	scripts/check-patches.sh
 
-matrix: apply ## full tier: every step on every config, full links
+matrix: apply toolchains ## full tier: every step on every config, full links
 	scripts/build-matrix.py -j$(JOBS) --steps all --link all
 
 layout: apply ## offsets of every struct ptdesc field per config
@@ -53,6 +53,9 @@ boot: apply ## runtime test: base and series under QEMU on every runtime config
 
 kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU x86_64
 	scripts/run-kunit.sh
+
+bloat: apply ## code size and hot-path code, base against series, on five configs
+	scripts/bloat-report.py -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check
