@@ -187,6 +187,10 @@ if [ "$mode" = test ]; then
 	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
 	boots boot "$RESULTS/boot/boot.json"
 
+	# Code size: x86_64 vmlinux .text of the series within 0.01% of the base.
+	"$TOP/scripts/bloat-report.py" -j"$JOBS" --configs "${BLOAT_CONFIGS:-x86_64}" 2>&1 |
+		tee "$RESULTS/logs/bloat.log" | lines
+
 	# The series' KUnit suites under UML and under QEMU x86_64.
 	"$TOP/scripts/run-kunit.sh" 2>&1 | tee "$RESULTS/logs/kunit.log" | lines
 
