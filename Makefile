@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 export JOBS
 
 .PHONY: help deps base apply quilt export check-patches matrix layout \
-	asserts mail toolchains boot kunit bloat check test test-harness shellcheck \
+	asserts mail toolchains boot kunit bloat bench check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -56,6 +56,9 @@ kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU x86_6
 
 bloat: apply ## code size and hot-path code, base against series, on five configs
 	scripts/bloat-report.py -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
+
+bench: apply ## run time of the series against the base, booted A B A B (x86_64)
+	scripts/bench-ab.py -j$(JOBS)
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check

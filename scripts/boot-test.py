@@ -45,6 +45,12 @@ VARIANTS = {
     "nolockdep": ["# CONFIG_PROVE_LOCKING is not set",
                   "# CONFIG_DEBUG_LOCK_ALLOC is not set",
                   "# CONFIG_DEBUG_SPINLOCK is not set"],
+    # For timing (scripts/bench-ab.py): every debug option off.
+    "bench": ["# CONFIG_KASAN is not set", "# CONFIG_PROVE_LOCKING is not set",
+              "# CONFIG_DEBUG_LOCK_ALLOC is not set", "# CONFIG_DEBUG_SPINLOCK is not set",
+              "# CONFIG_DEBUG_PAGEALLOC is not set", "# CONFIG_PAGE_TABLE_CHECK is not set",
+              "# CONFIG_DEBUG_VM is not set", "# CONFIG_DEBUG_VM_PGTABLE is not set",
+              "# CONFIG_DEBUG_LIST is not set"],
 }
 
 # Console lines that are kernel reports.  Any of them fails the run.
