@@ -10,7 +10,8 @@ under QEMU with TCG and collect what rtinit prints:
 
     RT: <test> <check> PASS|FAIL|SKIP <detail>
 
-A run passes when rtinit reached RT-DONE, no check failed, and the
+A run passes when rtinit reached RT-DONE, no check failed, no KUnit
+case that ran at boot failed (parsed with the tree's kunit.py), and the
 console holds no kernel report (BUG, WARNING, bad page, Bad rss-counter,
 KASAN, lockdep, page_table_check, Oops, panic).  A build failure, a
 panic, a timeout or a failed check fails it, and the first failing
@@ -50,7 +51,7 @@ VARIANTS = {
               "# CONFIG_DEBUG_LOCK_ALLOC is not set", "# CONFIG_DEBUG_SPINLOCK is not set",
               "# CONFIG_DEBUG_PAGEALLOC is not set", "# CONFIG_PAGE_TABLE_CHECK is not set",
               "# CONFIG_DEBUG_VM is not set", "# CONFIG_DEBUG_VM_PGTABLE is not set",
-              "# CONFIG_DEBUG_LIST is not set"],
+              "# CONFIG_DEBUG_LIST is not set", "# CONFIG_KUNIT is not set"],
 }
 
 # Console lines that are kernel reports.  Any of them fails the run.
@@ -264,6 +265,31 @@ def regressions(cells):
     return 1
 
 
+def kunit_results(logf, tree):
+    """Parse the KTAP output of KUnit suites that ran at boot with the
+    tree's own tools/testing/kunit/kunit.py; returns {suite/case:
+    PASS|FAIL|SKIP}, empty if no suite ran."""
+    with open(logf, errors="replace") as f:
+        if "# Subtest:" not in f.read():
+            return {}
+    kunit = os.path.join(WORK, "rt-" + tree, "tools", "testing", "kunit", "kunit.py")
+    p = subprocess.run([kunit, "parse", logf], text=True, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT)
+    res, suite = {}, None
+    for line in p.stdout.splitlines():
+        m = re.search(r"=+ (\w+) \(\d+ subtests\) =+", line)
+        if m:
+            suite = m.group(1)
+            continue
+        m = re.search(r"\[(PASSED|FAILED|SKIPPED|CRASHED)\] (\w+)$", line)
+        if m and suite:
+            res[f"{suite}/{m.group(2)}"] = {"PASSED": "PASS", "SKIPPED": "SKIP"}.get(
+                m.group(1), "FAIL")
+    if not res:
+        res["kunit.py parse"] = "FAIL"
+    return res
+
+
 def write_report(cells, trees):
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "boot.json"), "w") as f:
@@ -302,6 +328,14 @@ def write_report(cells, trees):
                 v = row.get(t, {}).get("checks", {}).get(k)
                 vals.append(f"{v[0]} {v[1]}".replace("|", "/") if v else "-")
             lines.append(f"| {k} | " + " | ".join(vals) + " |")
+        ukeys = []
+        for t in trees:
+            for k in row.get(t, {}).get("kunit", {}):
+                if k not in ukeys:
+                    ukeys.append(k)
+        for k in ukeys:
+            vals = [row.get(t, {}).get("kunit", {}).get(k, "-") for t in trees]
+            lines.append(f"| KUnit {k} | " + " | ".join(vals) + " |")
         kkeys = []
         for t in trees:
             for k in row.get(t, {}).get("kselftest", {}):
@@ -408,6 +442,10 @@ def main():
                 cell["seconds"] = round(secs, 1)
                 cell["qemu_status"] = status
                 cell.update(evaluate(logf, status))
+                cell["kunit"] = kunit_results(logf, tree)
+                bad_kunit = [k for k, v in cell["kunit"].items() if v == "FAIL"]
+                if bad_kunit and not cell["first_failure"]:
+                    cell.update(verdict="FAIL", first_failure="KUnit: " + ", ".join(bad_kunit))
                 cell["reason"] = cell.pop("first_failure")
             elif "verdict" not in cell:
                 cell.update(verdict="BUILT", reason=None)
