@@ -290,6 +290,24 @@ def kunit_results(logf, tree):
     return res
 
 
+def side_by_side(row, trees, field, prefix, fmt, sort=False):
+    """Table rows for the keys of cell[FIELD] over every tree, '-'
+    where a tree lacks one."""
+    keys = []
+    for t in trees:
+        for k in row.get(t, {}).get(field, {}):
+            if k not in keys:
+                keys.append(k)
+    out = []
+    for k in sorted(keys) if sort else keys:
+        vals = []
+        for t in trees:
+            v = row.get(t, {}).get(field, {}).get(k)
+            vals.append(fmt(v) if v is not None else "-")
+        out.append(f"| {prefix}{k} | " + " | ".join(vals) + " |")
+    return out
+
+
 def write_report(cells, trees):
     os.makedirs(OUT, exist_ok=True)
     with open(os.path.join(OUT, "boot.json"), "w") as f:
@@ -317,47 +335,12 @@ def write_report(cells, trees):
                     v = f"{v}: {c['reason']}"
                 vals.append(str(v))
             lines.append(f"| {what} | " + " | ".join(vals) + " |")
-        keys = []
-        for t in trees:
-            for k in row.get(t, {}).get("checks", {}):
-                if k not in keys:
-                    keys.append(k)
-        for k in keys:
-            vals = []
-            for t in trees:
-                v = row.get(t, {}).get("checks", {}).get(k)
-                vals.append(f"{v[0]} {v[1]}".replace("|", "/") if v else "-")
-            lines.append(f"| {k} | " + " | ".join(vals) + " |")
-        ukeys = []
-        for t in trees:
-            for k in row.get(t, {}).get("kunit", {}):
-                if k not in ukeys:
-                    ukeys.append(k)
-        for k in ukeys:
-            vals = [row.get(t, {}).get("kunit", {}).get(k, "-") for t in trees]
-            lines.append(f"| KUnit {k} | " + " | ".join(vals) + " |")
-        kkeys = []
-        for t in trees:
-            for k in row.get(t, {}).get("kselftest", {}):
-                if k not in kkeys:
-                    kkeys.append(k)
-        for k in sorted(kkeys):
-            vals = []
-            for t in trees:
-                v = row.get(t, {}).get("kselftest", {}).get(k)
-                vals.append(f"{v[0]} {v[1]}" if v else "-")
-            lines.append(f"| selftest {k} | " + " | ".join(vals) + " |")
-        bkeys = []
-        for t in trees:
-            for k in row.get(t, {}).get("bench", {}):
-                if k not in bkeys:
-                    bkeys.append(k)
-        for k in bkeys:
-            vals = []
-            for t in trees:
-                v = row.get(t, {}).get("bench", {}).get(k)
-                vals.append(f"{v[0]:.1f} {v[1]}" if v else "-")
-            lines.append(f"| bench {k} | " + " | ".join(vals) + " |")
+        lines += side_by_side(row, trees, "checks", "",
+                              lambda v: f"{v[0]} {v[1]}".replace("|", "/"))
+        lines += side_by_side(row, trees, "kunit", "KUnit ", str)
+        lines += side_by_side(row, trees, "kselftest", "selftest ",
+                              lambda v: f"{v[0]} {v[1]}", sort=True)
+        lines += side_by_side(row, trees, "bench", "bench ", lambda v: f"{v[0]:.1f} {v[1]}")
         lines.append("")
     with open(os.path.join(OUT, "boot.md"), "w") as f:
         f.write("\n".join(lines))
