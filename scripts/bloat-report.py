@@ -29,30 +29,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
-    BASE_TAG, BRANCH, BUILD, CONFIGS, RESULTS, TOP, WORK, Config, ccache_env,
-    configure, ensure_worktree, first_error, git, log, make_cmd, run)
+    BUILD, CONFIGS, RESULTS, TOP, WORK, Config, build_in_tree, ccache_env, log, run,
+    tree_commit)
 
 OUT = os.path.join(RESULTS, "bloat")
 HOT = ["__pte_alloc", "__pte_alloc_kernel", "__pmd_alloc", "__pud_alloc",
        "pte_alloc_one", "pgd_alloc", "pgd_free", "___pte_free_tlb",
        "___pmd_free_tlb", "free_pgd_range", "free_pgtables", "pmd_install",
        "zs_malloc", "zs_free", "zs_map_object", "zs_unmap_object", "zs_compact"]
-
-
-def build_vmlinux(cfg, tree, jobs, env):
-    wt = os.path.join(WORK, "rt-" + tree)
-    ensure_worktree(wt)
-    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
-        return f"work tree {wt} is dirty"
-    run(["git", "-C", wt, "checkout", "-q", "--detach",
-         git("rev-parse", BASE_TAG if tree == "base" else BRANCH)])
-    err = configure(cfg, jobs, env, tree=wt)
-    if err:
-        return err
-    p = run(make_cmd(cfg, ["vmlinux"], jobs, tree=wt, keep_going=False), env=env, check=False)
-    if p.returncode:
-        return "vmlinux failed: " + first_error(p.stdout)
-    return None
 
 
 def text_size(tool, vmlinux):
@@ -119,7 +103,8 @@ def main():
         err = None
         for t, cfg in cfgs.items():
             log(f"{name}: vmlinux at {t}")
-            err = build_vmlinux(cfg, t, args.jobs, env)
+            err = build_in_tree(cfg, t, tree_commit(t), "vmlinux", args.jobs, env,
+                                os.path.join(OUT, f"{name}-{t}.build.log"))
             if err:
                 err = f"{t}: {err}"
                 break

@@ -33,8 +33,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
-    BASE_TAG, BRANCH, BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK, Config, ccache_env,
-    configure, die, ensure_worktree, first_error, git, log, make_cmd, run)
+    BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK, Config, build_in_tree, ccache_env, die,
+    first_error, log, run, tree_commit)
 
 RUNTIME = os.path.join(CONFIGS, "runtime")
 OUT = os.path.join(RESULTS, "boot")
@@ -79,31 +79,12 @@ DEBUG_SYMS = ["KASAN", "PROVE_LOCKING", "DEBUG_VM", "DEBUG_VM_PGTABLE",
               "MEMCG", "ZSMALLOC_STAT"]
 
 
-def tree_commit(tree):
-    return git("rev-parse", BASE_TAG if tree == "base" else BRANCH)
-
-
 def build_kernel(cfg, tree, commit, jobs, env, logf):
     """Configure and build the image; returns (image path, None) or
     (None, reason)."""
-    wt = os.path.join(WORK, "rt-" + tree)
-    ensure_worktree(wt)
-    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
-        return None, f"work tree {wt} is dirty"
-    run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
-    err = configure(cfg, jobs, env, tree=wt)
-    if err:
-        return None, err
     image = cfg.meta["image"]
-    cmd = make_cmd(cfg, [os.path.basename(image)], jobs, tree=wt, keep_going=False)
-    with open(logf, "w") as f:
-        f.write("$ " + " ".join(cmd) + "\n")
-        f.flush()
-        p = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT)
-    if p.returncode:
-        with open(logf) as f:
-            return None, "build failed: " + first_error(f.read())
-    return os.path.join(cfg.builddir, image), None
+    err = build_in_tree(cfg, tree, commit, os.path.basename(image), jobs, env, logf)
+    return (None, err) if err else (os.path.join(cfg.builddir, image), None)
 
 
 def kconfig_flags(cfg):

@@ -261,6 +261,35 @@ def ensure_worktree(path):
         run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", path, BASE_TAG])
 
 
+def tree_commit(tree):
+    """The commit of TREE: 'base' (the base tag) or 'series' (the head
+    of the applied series)."""
+    return git("rev-parse", BASE_TAG if tree == "base" else BRANCH)
+
+
+def build_in_tree(cfg, tree, commit, target, jobs, env, logf):
+    """Check COMMIT out in the worktree WORK/rt-TREE, configure CFG and
+    make TARGET, with the output in LOGF.  Returns None or the reason it
+    failed."""
+    wt = os.path.join(WORK, "rt-" + tree)
+    ensure_worktree(wt)
+    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
+        return f"work tree {wt} is dirty"
+    run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
+    err = configure(cfg, jobs, env, tree=wt)
+    if err:
+        return err
+    cmd = make_cmd(cfg, [target], jobs, tree=wt, keep_going=False)
+    with open(logf, "w") as f:
+        f.write("$ " + " ".join(cmd) + "\n")
+        f.flush()
+        p = subprocess.run(cmd, env=env, stdout=f, stderr=subprocess.STDOUT)
+    if p.returncode:
+        with open(logf) as f:
+            return f"make {target} failed: " + first_error(f.read())
+    return None
+
+
 def first_error(out):
     for line in out.splitlines():
         if ": error:" in line or "Error " in line or "*** " in line:
