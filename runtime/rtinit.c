@@ -769,6 +769,17 @@ static int zram_discard(int fd, uint64_t block)
 	return ioctl(fd, BLKDISCARD, range);
 }
 
+/*
+ * A block read back is bad unless it matches the checksum it was written
+ * with; a discarded block (checksum 0) must read back as zeros.
+ */
+static int block_bad(const unsigned char *buf, uint64_t sum)
+{
+	if (sum)
+		return checksum(buf, page_size) != sum;
+	return buf[0] || memcmp(buf, buf + 1, page_size - 1);
+}
+
 static void test_zram(void)
 {
 	unsigned long long disksize = 48ULL << 20;
@@ -855,8 +866,7 @@ static void test_zram(void)
 		for (b = round; b < nblocks; b += 5) {
 			if (zram_rw(fd, 0, buf, b))
 				die_errno("zram read");
-			if (sums[b] ? checksum(buf, page_size) != sums[b]
-				    : buf[0] || memcmp(buf, buf + 1, page_size - 1)) {
+			if (block_bad(buf, sums[b])) {
 				if (bad++ < 5)
 					out("RT-INFO: zram block %" PRIu64 " bad after round %d", b, round);
 			}
@@ -869,8 +879,7 @@ static void test_zram(void)
 	for (b = 0; b < nblocks; b++) {
 		if (zram_rw(fd, 0, buf, b))
 			die_errno("zram read");
-		if (sums[b] ? checksum(buf, page_size) != sums[b]
-			    : buf[0] || memcmp(buf, buf + 1, page_size - 1)) {
+		if (block_bad(buf, sums[b])) {
 			if (bad++ < 10)
 				out("RT-INFO: zram block %" PRIu64 " bad in the final read", b);
 		}
