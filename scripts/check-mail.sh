@@ -34,8 +34,13 @@ for mbox in "$maildir"/*.mbox; do
 	first="" last=""
 	read -r first last < <(part_range "$part" entries commits) || true
 	total=$(grep -c '^From 0000000000000000000000000000000000000000 ' "$mbox")
-	nums=$(grep -o '^Subject: \[PATCH [0-9]*/[0-9]*\]' "$mbox" | sed 's/.*PATCH \([0-9]*\)\/.*/\1/' | paste -sd' ')
+	nums=$(grep -o '^Subject: \[PATCH[ 0-9/]*\]' "$mbox" | sed -e 's/.*PATCH \([0-9]*\)\/.*/\1/' -e 's/.*PATCH\]/-/' | paste -sd' ')
+	# A lone patch is [PATCH]; a part with a cover letter [PATCH 0/N]...
 	want=$(seq 0 $((total - 1)) | paste -sd' ')
+	commits_in=$((total - 1))
+	if [ "$total" -eq 1 ]; then
+		want=- commits_in=1
+	fi
 	if [ "$nums" != "$want" ] || [ "$(grep -c '^To: .' "$mbox")" != "$total" ]; then
 		echo "FAIL mail/$part: numbering or To headers wrong (subjects: $nums)"
 		fails=$((fails + 1)); continue
@@ -64,7 +69,7 @@ for mbox in "$maildir"/*.mbox; do
 	got=$(git -C "$AMTREE" diff "$BASE_TAG" HEAD | git patch-id --stable | cut -d' ' -f1)
 	exp=$(git -C "$LINUX" diff "$first^" "$last" | git patch-id --stable | cut -d' ' -f1)
 	n=$(git -C "$AMTREE" rev-list --count "$BASE_TAG..HEAD")
-	if [ -n "$first" ] && [ "$got" = "$exp" ] && [ "$n" = $((total - 1)) ]; then
+	if [ -n "$first" ] && [ "$got" = "$exp" ] && [ "$n" = "$commits_in" ]; then
 		echo "PASS mail/$part: $n patches applied alone on the base with git am, same change as the series"
 	else
 		echo "FAIL mail/$part: applied $n commits; change differs from $part in $SERIES_BRANCH"

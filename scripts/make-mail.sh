@@ -9,7 +9,8 @@
 # cover letter patches/<part>/0000-cover-letter.patch, writes
 # OUTDIR/<part>.mbox (default: $WORK/mail): the cover letter as
 # [PATCH 0/N], then the part's patches as [PATCH n/N], threaded under
-# the cover letter.  To and Cc come from the base tree's
+# the cover letter.  A part of one patch needs no cover letter: its
+# mbox holds that patch alone, as [PATCH].  To and Cc come from the base tree's
 # scripts/get_maintainer.pl run on the part's patches without git
 # history: maintainers and reviewers in To, mailing lists in Cc.
 set -euo pipefail
@@ -32,35 +33,44 @@ get_maintainer()
 
 for part in "${parts[@]}"; do
 	cover=$PATCHES/$part/0000-cover-letter.patch
-	if [ ! -f "$cover" ]; then
+	mapfile -t files < <(printf '%s\n' "${entries[@]}" | grep "^$part/" | sed "s|^|$PATCHES/|")
+	total=${#files[@]}
+	if [ -f "$cover" ]; then
+		msgs=("$cover" "${files[@]}") n=0
+	elif [ "$total" -eq 1 ]; then
+		msgs=("${files[@]}") n=1
+	else
 		warn "$part: no cover letter ($cover); no mbox written"
 		continue
 	fi
-	mapfile -t files < <(printf '%s\n' "${entries[@]}" | grep "^$part/" | sed "s|^|$PATCHES/|")
-	total=${#files[@]}
 	to=$(get_maintainer --no-l "${files[@]}")
 	cc=$(get_maintainer --no-m --no-r "${files[@]}")
-	msgid_base="$part.$(sha1sum "${files[@]}" "$cover" | sha1sum | cut -c1-16)"
+	msgid_base="$part.$(sha1sum "${msgs[@]}" | sha1sum | cut -c1-16)"
+	parent=""
+	[ "$n" -eq 1 ] || parent="<$msgid_base.0@seed-94165a68.example>"
 	mbox=$out/$part.mbox
 	: > "$mbox"
-	n=0
-	for f in "$cover" "${files[@]}"; do
+	for f in "${msgs[@]}"; do
+		tag="PATCH $n/$total"
+		[ -n "$parent" ] || tag=PATCH
 		# Number the subject, add addresses and threading after the
 		# Subject header (and its folded continuation lines).
-		awk -v n="$n" -v total="$total" -v to="$to" -v cc="$cc" \
-		    -v id="<$msgid_base.$n@seed-94165a68.example>" \
-		    -v parent="<$msgid_base.0@seed-94165a68.example>" '
+		awk -v tag="$tag" -v to="$to" -v cc="$cc" \
+		    -v id="<$msgid_base.$n@seed-94165a68.example>" -v parent="$parent" '
 			BEGIN { hdr = 1; insubj = 0 }
 			function extra() {
 				print "To: " to
 				if (cc != "") print "Cc: " cc
 				print "Message-Id: " id
-				if (n > 0) { print "In-Reply-To: " parent; print "References: " parent }
+				if (parent != "" && id != parent) {
+					print "In-Reply-To: " parent
+					print "References: " parent
+				}
 			}
 			hdr && insubj && /^[ \t]/ { print; next }
 			hdr && insubj { insubj = 0; extra() }
 			hdr && /^Subject: / {
-				sub(/^Subject: \[PATCH[^]]*\]/, "Subject: [PATCH " n "/" total "]")
+				sub(/^Subject: \[PATCH[^]]*\]/, "Subject: [" tag "]")
 				print; insubj = 1; next
 			}
 			hdr && /^$/ { hdr = 0 }
@@ -68,7 +78,7 @@ for part in "${parts[@]}"; do
 		' "$f" >> "$mbox"
 		n=$((n + 1))
 	done
-	log "$part: $mbox ($total patches + cover letter)"
+	log "$part: $mbox ($total patches${parent:+ + cover letter})"
 	log "  To: $to"
 	log "  Cc: $cc"
 done
