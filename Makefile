@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 export JOBS
 
 .PHONY: help deps base apply quilt export check-patches matrix layout \
-	asserts mail toolchains boot kunit bloat bench check test test-harness shellcheck \
+	asserts mail toolchains boot kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -54,11 +54,15 @@ boot: apply ## runtime test: base and series under QEMU on every runtime config
 kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU x86_64
 	scripts/run-kunit.sh
 
-bloat: apply ## code size and hot-path code, base against series, on five configs
+bloat: apply ## code size and hot-path code, base against series on five configs, per patch on x86_64
 	scripts/bloat-report.py -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
+	scripts/bloat-per-patch.py -j$(JOBS) --config x86_64
 
 bench: apply ## run time of the series against the base, booted A B A B (x86_64)
 	scripts/bench-ab.py -j$(JOBS)
+
+distcc: apply ## the matrix through two loopback distccd helpers, and 1 against 2 timed
+	scripts/check-distcc.py --measure
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check

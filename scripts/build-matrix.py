@@ -11,16 +11,25 @@ affect the config: it touches another arch or only documentation).
 Per cell, after one 'make prepare' per config, the objects that the
 step's diff touches and a canary set of objects that include the
 changed headers are compiled.  An object the config does not build is
-reported as not built and never counts as a pass.  A compiler warning
+reported as not built and never counts as a pass.  At the base, an
+object that a patch of the fixes/ part of the series repairs (the base
+cannot compile it) is not built either, and the cell says why.  A compiler warning
 that the same config did not emit at the base fails the cell.  With
 --link, the final step also links a full vmlinux.
 
+With DISTCC_HOSTS set, compiles that miss ccache go to those distcc
+helpers (raise -j to match); each helper's compilers are checked
+against the local ones first, and a job that falls back to local
+compilation is counted in its cell (Documentation/distcc.md).
+
 Results: a progress line per cell, RESULTS/matrix.md and
 RESULTS/matrix.json (one record per cell: arch, config, step, status,
-reason, duration, compiler, new warnings, make command).
+reason, duration, compiler, new warnings, make command, sha256 of
+each object built, distcc fallbacks).
 """
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -30,44 +39,37 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
     BRANCH, BASE_TAG, CONFIGS, LINUX, RESULTS, SERIES, TREE, Config,
-    affects, ccache_env, configure, die, enabled_objects, ensure_worktree, first_error, object_enabled, git,
-    log, make_cmd, objects_for, parse_warnings, run, show)
+    CANARIES, affects, ccache_env, check_distcc_helpers, configure, die, distcc_hosts,
+    ensure_worktree, first_error, git, object_enabled,
+    log, make_cmd, objects_for, parse_warnings, run, show, step_objects)
 
-# Objects that include the page-table and zsmalloc headers; compiled
-# for every step that changes a header.  The arch's own mm objects are
-# added per config.
-CANARIES = [
-    "mm/memory.o", "mm/pgtable-generic.o", "mm/huge_memory.o",
-    "mm/hugetlb.o", "mm/mmu_gather.o", "mm/page_alloc.o",
-    "mm/debug_vm_pgtable.o", "mm/zsmalloc.o", "kernel/fork.o",
-]
-ARCH_CANARY_DIRS = ["arch/{srcarch}/mm"]
-# Of those, the objects that deal with page tables.
-ARCH_CANARY_RE = re.compile(r"pgtable|pgalloc|mmu|tlb|init|gmap|pgd|hugetlb|srmmu|fault")
-EXTRA_ARCH_CANARIES = {
-    "x86": ["arch/x86/xen/mmu_pv.o", "arch/x86/kernel/ldt.o"],
-    "s390": ["arch/s390/mm/gmap.o", "arch/s390/mm/pgalloc.o",
-             "arch/s390/kvm/gaccess.o"],
-    "powerpc": ["arch/powerpc/mm/pgtable-frag.o",
-                "arch/powerpc/mm/book3s64/pgtable.o",
-                "arch/powerpc/mm/book3s64/radix_pgtable.o",
-                "arch/powerpc/mm/book3s64/hash_pgtable.o"],
-}
+# The part of 'series' that carries fixes for the base itself.
+FIXES_PART = "fixes"
 
 
-def own_object(cfg, obj):
-    """An object under arch/ is built only by its own arch; um also
-    builds arch/x86/um/ (its x86 headers affect it, its objects not)."""
-    m = re.match(r"^arch/([^/]+)/", obj)
-    if not m or m.group(1) == cfg.srcarch:
-        return True
-    return cfg.srcarch == "um" and obj.startswith("arch/x86/um/")
+def sha256(path):
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        h.update(f.read())
+    return h.hexdigest()
+
+
+# What the distcc client prints when it compiles a job locally after a
+# helper failed (refused, died, timed out).
+DISTCC_FALLBACK_RE = re.compile(r"^distcc\[(\d+)\] (?:\(\w+\) )?Warning: "
+                                r".*(?:running|retrying) locally", re.M)
+
+
+def distcc_fallbacks(out):
+    """Jobs (distcc client processes) that compiled locally."""
+    return len(set(DISTCC_FALLBACK_RE.findall(out))) if distcc_hosts() else 0
 
 
 class Matrix:
     def __init__(self, args):
         self.args = args
         self.env = ccache_env()
+        self.fallbacks = 0
         self.cells = []
 
     def load_configs(self):
@@ -141,31 +143,7 @@ class Matrix:
 
     def targets(self, cfg, step, all_touched, cache):
         """(objects to build, objects not built by this config)."""
-        if step["files"] is None:
-            wanted = set(CANARIES) | set(all_touched)
-            header = True
-        else:
-            files = [f for f in step["files"] if affects(cfg, f)]
-            if not files:
-                return None, None
-            wanted = set(objects_for(files))
-            header = any(not f.endswith((".c", ".S")) for f in files)
-            if header:
-                wanted |= set(CANARIES)
-        if header:
-            for d in ARCH_CANARY_DIRS:
-                d = d.format(srcarch=cfg.srcarch)
-                wanted |= {o for o in enabled_objects(cfg, d, self.env, cache)
-                           if ARCH_CANARY_RE.search(os.path.basename(o))}
-            wanted |= set(EXTRA_ARCH_CANARIES.get(cfg.srcarch, []))
-        wanted = {o for o in wanted if affects(cfg, o) and own_object(cfg, o)}
-        build, skipped = [], []
-        for o in sorted(wanted):
-            if object_enabled(cfg, o, self.env, cache):
-                build.append(o)
-            else:
-                skipped.append(o)
-        return build, skipped
+        return step_objects(cfg, step["files"], all_touched, self.env, cache)
 
     def record(self, cfg, step, status, reason="", duration=0.0, cmd=None,
                warnings=(), built=(), not_built=(), kind="objects"):
@@ -178,11 +156,18 @@ class Matrix:
             "compiler": cfg.version(),
             "new_warnings": sorted(warnings),
             "objects": list(built), "not_built": list(not_built),
+            "object_sha256": {o: sha256(os.path.join(cfg.builddir, o))
+                              for o in built if status == "PASS"},
             "make": show(cmd) if cmd else None,
         }
+        if distcc_hosts():
+            cell["distcc_fallbacks"] = self.fallbacks
+        self.fallbacks = 0
         self.cells.append(cell)
         what = f"{len(built)} objects" if kind == "objects" else "vmlinux"
         extra = f", {len(not_built)} not built" if not_built else ""
+        if cell.get("distcc_fallbacks"):
+            extra += f", distcc: {cell['distcc_fallbacks']} jobs compiled locally after a helper failed"
         log(f"[step {step['index']}] [{cfg.name}] {status} "
             f"{cell['duration']}s ({what}{extra}){': ' + reason if reason else ''}")
         if status == "FAIL" and cmd:
@@ -191,6 +176,13 @@ class Matrix:
 
     def build_cell(self, cfg, step, all_touched, cache):
         built, not_built = self.targets(cfg, step, all_touched, cache)
+        if step["index"] == 0 and built:
+            # An object a patch of the fixes/ part repairs does not
+            # compile at the base: not built there, and said why.
+            broken = [o for o in built if o in self.fixed_by]
+            built = [o for o in built if o not in self.fixed_by]
+            not_built = not_built + [f"{o} (broken at the base, fixed by {self.fixed_by[o]})"
+                                     for o in broken]
         if built is None:
             self.record(cfg, step, "N/A", "step does not touch this config's files")
             return
@@ -213,6 +205,7 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
+        self.fallbacks = distcc_fallbacks(p.stdout)
         warns = parse_warnings(p.stdout, cfg.builddir)
         if p.returncode:
             self.record(cfg, step, "FAIL", first_error(p.stdout), dt, cmd,
@@ -228,6 +221,7 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
+        self.fallbacks = distcc_fallbacks(p.stdout)
         # Only warnings in files the series touches can be new ones.
         warns = {w for w in parse_warnings(p.stdout, cfg.builddir)
                  if w.split(":")[0] in self.touched_files}
@@ -300,6 +294,9 @@ class Matrix:
         self.touched_files = set(git("diff", "--name-only", steps[0]["commit"],
                                      steps[-1]["commit"]).split())
         all_touched = objects_for(sorted(self.touched_files))
+        self.fixed_by = {o: st["name"] for st in steps[1:]
+                         if st["name"].startswith(FIXES_PART + "/")
+                         for o in objects_for(st["files"])}
         self.prepare_tree()
         os.makedirs(RESULTS, exist_ok=True)
 
@@ -312,6 +309,9 @@ class Matrix:
                 for s in steps:
                     if s["index"] in wanted_steps:
                         self.record(cfg, s, "SKIP", str(e))
+        if distcc_hosts():
+            for line in check_distcc_helpers(usable, self.env):
+                log(line)
         log(f"{len(steps) - 1} patches, {len(wanted_steps)} steps selected, "
             f"{len(cfgs)} configs ({len(cfgs) - len(usable)} without toolchain)")
 
@@ -351,6 +351,7 @@ class Matrix:
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "jobs": self.args.jobs, "steps": self.args.steps,
             "link": self.args.link,
+            "distcc_hosts": distcc_hosts(),
             "cells": self.cells,
         }
         with open(os.path.join(RESULTS, "matrix.json"), "w") as f:

@@ -23,6 +23,8 @@ PACKAGES=(
 	rsync python3 perl git xz-utils
 	# harness
 	quilt ccache sparse coccinelle bats shellcheck jq
+	# distributed compiles (DISTCC_HOSTS; make distcc)
+	distcc
 	# cross compilers of the matrix (configs/*.config name them)
 	gcc-aarch64-linux-gnu gcc-arm-linux-gnueabi gcc-i686-linux-gnu
 	gcc-powerpc64le-linux-gnu gcc-powerpc-linux-gnu gcc-powerpc64-linux-gnu

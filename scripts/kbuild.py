@@ -3,7 +3,8 @@
 
 Paths of the work directory, configs/ files (Config), configuring a
 build directory for a config, make command lines, which objects a
-config enables, and parsing compiler warnings.
+config enables, parsing compiler warnings, and sending compiles to
+distcc helpers when DISTCC_HOSTS is set (see Documentation/distcc.md).
 """
 
 import hashlib
@@ -24,6 +25,7 @@ SERIES = os.environ.get("SERIES", os.path.join(TOP, "series"))
 CONFIGS = os.environ.get("CONFIGS", os.path.join(TOP, "configs"))
 BRANCH = os.environ.get("SERIES_BRANCH", "series")
 BASE_TAG = "base"
+LLVM_BIN = "/usr/lib/llvm-14/bin"
 PROG = os.path.basename(sys.argv[0]).removesuffix(".py")
 
 SRCARCH = {
@@ -114,7 +116,7 @@ class Config:
     def compiler(self):
         """Return (cc, make variables) or raise LookupError(reason)."""
         if self.meta["toolchain"] == "clang":
-            llvm = self.meta.get("llvm", "/usr/lib/llvm-14/bin")
+            llvm = self.meta.get("llvm", LLVM_BIN)
             cc = os.path.join(llvm, "clang")
             if not os.access(cc, os.X_OK):
                 raise LookupError(f"no toolchain: {cc} not found")
@@ -133,11 +135,24 @@ class Config:
         v = {"ARCH": self.arch, "O": self.builddir}
         if self.meta.get("subarch"):
             v["SUBARCH"] = self.meta["subarch"]
+        if distcc_hosts():
+            # A helper runs the compiler it finds by this name on its own
+            # PATH (distcc_env() puts ours on the local one), never a
+            # path under this user's home.
+            cc = os.path.basename(cc)
+            if "CROSS_COMPILE" in extra:
+                extra["CROSS_COMPILE"] = os.path.basename(extra["CROSS_COMPILE"])
+            if "LLVM" in extra:
+                extra["LLVM"] = "1"
         v.update(extra)
         if shutil.which("ccache") and not os.environ.get("NO_CCACHE"):
+            # With distcc, ccache_env() sets CCACHE_PREFIX to distcc (by
+            # way of distcc-by-name): hits stay local, misses go out.
             v["CC"] = f"ccache {cc}"
             if self.meta["toolchain"] == "clang":
                 v["HOSTCC"] = f"ccache {cc}"
+        elif distcc_hosts():
+            v["CC"] = f"{DISTCC_WRAPPER} {cc}"
         return v
 
     def version(self):
@@ -175,6 +190,113 @@ def self_built_bindir(prefix):
     return bindir if os.access(os.path.join(bindir, prefix + "gcc"), os.X_OK) else None
 
 
+def distcc_hosts():
+    """The helpers named in DISTCC_HOSTS, each as its own DISTCC_HOSTS
+    entry ('127.0.0.1:3633/2,lzo'); 'localhost' (local jobs) and
+    options are left out. Empty without DISTCC_HOSTS: no distcc."""
+    return [tok for tok in os.environ.get("DISTCC_HOSTS", "").split()
+            if not tok.startswith(("-", "+")) and not re.match(r"localhost(?:[/:,]|$)", tok)]
+
+
+DISTCC_WRAPPER = os.path.join(TOP, "scripts", "distcc-by-name")
+
+
+def clang_target(cfg):
+    """The --target flag the kernel gives clang for CFG's arch."""
+    try:
+        with open(os.path.join(TREE, "scripts", "Makefile.clang")) as f:
+            m = re.search(rf"^CLANG_TARGET_FLAGS_{cfg.srcarch}\s*:=\s*(\S+)", f.read(), re.M)
+    except OSError:
+        m = None
+    return [f"--target={m.group(1)}"] if m else []
+
+
+def distcc_path():
+    """Directories to put first on PATH under distcc, so that the
+    self-built and the LLVM compilers are found by name, locally and in
+    the same way as on the helpers."""
+    dirs = []
+    root = toolchain_root()
+    if root and os.path.isdir(root):
+        dirs += sorted(os.path.join(root, t, "bin") for t in os.listdir(root)
+                       if os.path.isdir(os.path.join(root, t, "bin")))
+    if os.path.isdir(LLVM_BIN):
+        dirs.append(LLVM_BIN)
+    return dirs
+
+
+DISTCC_PROBE = """\
+/* Probe of scripts/kbuild.py: the same compiler gives the same bytes. */
+struct probe { unsigned long a[4]; int n; };
+unsigned long probe_sum(const struct probe *p)
+{
+	unsigned long s = 0;
+	int i;
+
+	for (i = 0; i < p->n && i < 4; i++)
+		s = s * 31 + (p->a[i] >> (i + 1));
+	return s;
+}
+"""
+
+
+def check_distcc_helpers(cfgs, env):
+    """Compile a probe with each config's compiler locally and on each
+    helper alone (no fallback) and compare the objects byte for byte:
+    a helper with another compiler version would put different code,
+    or at least a different .comment ident, in every object, silently.
+    Returns one line per helper and compiler; dies on the first
+    mismatch or a helper that cannot compile."""
+    import tempfile
+    done, lines = set(), []
+    with tempfile.TemporaryDirectory() as tmp:
+        src = os.path.join(tmp, "probe.c")
+        with open(src, "w") as f:
+            f.write(DISTCC_PROBE)
+        for cfg in cfgs:
+            cc = cfg.make_vars()["CC"].split()[-1]
+            flags = ["-O2", "-c"] + (clang_target(cfg) if cfg.meta["toolchain"] == "clang" else [])
+            if (cc, *flags) in done:
+                continue
+            done.add((cc, *flags))
+            local = os.path.join(tmp, "local.o")
+            p = run([cc, *flags, src, "-o", local], cwd=tmp, env=env, check=False)
+            if p.returncode:
+                die(f"{cc} cannot compile a probe locally:\n{p.stdout}")
+            for host in distcc_hosts():
+                remote = os.path.join(tmp, "remote.o")
+                # A state directory of its own: no back-off left from
+                # an earlier failure counts against the helper.
+                henv = dict(env, DISTCC_HOSTS=host, DISTCC_FALLBACK="0",
+                            DISTCC_SKIP_LOCAL_RETRY="1", DISTCC_DIR=tmp)
+                henv.pop("DISTCC_VERBOSE", None)
+                p = run([DISTCC_WRAPPER, cc, *flags, src, "-o", remote], cwd=tmp,
+                        env=henv, check=False)
+                if p.returncode:
+                    die(f"distcc helper {host} cannot compile with {cc} (not "
+                        f"installed there, not allowed in its /usr/lib/distcc, or "
+                        f"the helper is down); drop it from DISTCC_HOSTS or install "
+                        f"the compiler:\n{p.stdout.strip()}")
+                with open(local, "rb") as a, open(remote, "rb") as b:
+                    same = a.read() == b.read()
+                if not same:
+                    die(f"distcc helper {host} has another {cc}: it says "
+                        f"'{ident(remote)}', the local one '{ident(local)}'. "
+                        "Objects built by mixed compilers differ silently; "
+                        "install the same compiler there or drop the helper "
+                        "from DISTCC_HOSTS.")
+                lines.append(f"distcc helper {host}: {shlex.join([cc, *flags])} "
+                             f"({ident(local)}) same as local")
+    return lines
+
+
+def ident(obj):
+    """The compiler ident (.comment) of an object file."""
+    p = run(["readelf", "-p", ".comment", obj], check=False)
+    found = re.findall(r"\]\s+(.*)", p.stdout)
+    return "; ".join(found) if found else "no .comment"
+
+
 def make_cmd(cfg, targets, jobs, tree=None, keep_going=True):
     v = cfg.make_vars()
     cmd = ["make", "-C", tree or TREE, f"-j{jobs}"]
@@ -194,6 +316,9 @@ def ccache_env():
                CCACHE_SLOPPINESS="time_macros,include_file_mtime,include_file_ctime",
                CCACHE_COMPILERCHECK="content")
     env.setdefault("CCACHE_MAXSIZE", "20G")
+    if distcc_hosts():
+        env["CCACHE_PREFIX"] = DISTCC_WRAPPER
+        env["PATH"] = os.pathsep.join(distcc_path() + [env.get("PATH", os.defpath)])
     env.pop("MAKEFLAGS", None)
     env.pop("MFLAGS", None)
     env.pop("MAKELEVEL", None)
@@ -382,3 +507,65 @@ def parse_warnings(out, builddir):
             found.add(f"{f}: {m.group('msg')}")
     return found
 
+
+# Objects that include the page-table and zsmalloc headers; compiled
+# for every step that changes a header.  The arch's own mm objects are
+# added per config.
+CANARIES = [
+    "mm/memory.o", "mm/pgtable-generic.o", "mm/huge_memory.o",
+    "mm/hugetlb.o", "mm/mmu_gather.o", "mm/page_alloc.o",
+    "mm/debug_vm_pgtable.o", "mm/zsmalloc.o", "kernel/fork.o",
+]
+ARCH_CANARY_DIRS = ["arch/{srcarch}/mm"]
+# Of those, the objects that deal with page tables.
+ARCH_CANARY_RE = re.compile(r"pgtable|pgalloc|mmu|tlb|init|gmap|pgd|hugetlb|srmmu|fault")
+EXTRA_ARCH_CANARIES = {
+    "x86": ["arch/x86/xen/mmu_pv.o", "arch/x86/kernel/ldt.o"],
+    "s390": ["arch/s390/mm/gmap.o", "arch/s390/mm/pgalloc.o",
+             "arch/s390/kvm/gaccess.o"],
+    "powerpc": ["arch/powerpc/mm/pgtable-frag.o",
+                "arch/powerpc/mm/book3s64/pgtable.o",
+                "arch/powerpc/mm/book3s64/radix_pgtable.o",
+                "arch/powerpc/mm/book3s64/hash_pgtable.o"],
+}
+
+
+def own_object(cfg, obj):
+    """An object under arch/ is built only by its own arch; um also
+    builds arch/x86/um/ (its x86 headers affect it, its objects not)."""
+    m = re.match(r"^arch/([^/]+)/", obj)
+    if not m or m.group(1) == cfg.srcarch:
+        return True
+    return cfg.srcarch == "um" and obj.startswith("arch/x86/um/")
+
+def step_objects(cfg, files, all_touched, env, cache):
+    """The objects a step with changed FILES (None: the base, where
+    ALL_TOUCHED, the objects of the whole series, are built) must
+    compile for CFG: the objects of its files, and the canaries when a
+    header changed.  Returns (objects the config builds, objects it
+    does not), or (None, None) when the step cannot affect CFG."""
+    if files is None:
+        wanted = set(CANARIES) | set(all_touched)
+        header = True
+    else:
+        files = [f for f in files if affects(cfg, f)]
+        if not files:
+            return None, None
+        wanted = set(objects_for(files))
+        header = any(not f.endswith((".c", ".S")) for f in files)
+        if header:
+            wanted |= set(CANARIES)
+    if header:
+        for d in ARCH_CANARY_DIRS:
+            d = d.format(srcarch=cfg.srcarch)
+            wanted |= {o for o in enabled_objects(cfg, d, env, cache)
+                       if ARCH_CANARY_RE.search(os.path.basename(o))}
+        wanted |= set(EXTRA_ARCH_CANARIES.get(cfg.srcarch, []))
+    wanted = {o for o in wanted if affects(cfg, o) and own_object(cfg, o)}
+    build, skipped = [], []
+    for o in sorted(wanted):
+        if object_enabled(cfg, o, env, cache):
+            build.append(o)
+        else:
+            skipped.append(o)
+    return build, skipped

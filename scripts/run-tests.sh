@@ -11,7 +11,8 @@
 # test:  all of that, then the runtime test under QEMU (x86_64, base and
 #        series side by side, the series' KUnit suites at boot;
 #        BOOT_CONFIGS picks others), the x86_64 bloat check, the KUnit
-#        suites under UML and the tests of the harness itself (tests/*.bats).
+#        suites under UML, the matrix through loopback distcc helpers and
+#        the tests of the harness itself (tests/*.bats).
 #
 # Every check prints one PASS/FAIL/SKIP line; the run ends with a line
 # 'N passed, M failed, K skipped' and exits non-zero if anything failed.
@@ -202,6 +203,10 @@ if [ "$mode" = test ]; then
 	# parsed with kunit.py parse (one kernel build fewer than kunit.py
 	# run --arch=x86_64, which 'make kunit' also does).
 	"$TOP/scripts/run-kunit.sh" um 2>&1 | tee "$RESULTS/logs/kunit.log" | lines
+
+	# The matrix through two distccd helpers on loopback: same verdicts
+	# and objects as a local run, also when a helper dies mid-run.
+	"$TOP/scripts/check-distcc.py" 2>&1 | tee "$RESULTS/logs/distcc.log" | lines
 
 	log "tests of the harness (bats)"
 	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.log" | while IFS= read -r l; do

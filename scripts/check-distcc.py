@@ -1,0 +1,335 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""check-distcc.py - the build matrix through distcc helpers, on loopback.
+
+Starts two distccd daemons on 127.0.0.1 at free ports, each allowed
+only from 127.0.0.1, and runs a small part of the build matrix
+(CONFIGS, the base and two steps that change include/linux/) several
+times, each in build directories of its own, in the tree WORK/distcc/tree:
+
+  local     no distcc: the reference.
+  distcc    both helpers in DISTCC_HOSTS, an empty ccache, so that
+            every compile misses and goes out through CCACHE_PREFIX.
+  killed    the same, and one helper is killed (SIGKILL, its whole
+            process group) once it has compiled its first job.
+
+and once with a third daemon whose x86_64-linux-gnu-gcc is a wrapper
+that drops the compiler ident: the matrix must refuse that helper
+before it builds anything.
+
+Checks, one PASS/FAIL/SKIP line each: the mismatched helper is
+refused; both helpers compiled jobs; every cell of the distcc run has
+the verdict and the object checksums of the local run; the killed run
+too, with the jobs that fell back to local compilation counted in its
+cells.  The daemons are stopped at the end, whatever happened.
+
+--measure also times the distcc run with one and with two helpers
+(empty ccache each time) and writes RESULTS/distcc/measure.json.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kbuild import BASE_TAG, BRANCH, RESULTS, TOP, WORK, git, log  # noqa: E402
+
+CONFIGS = os.environ.get("DISTCC_CONFIGS", "x86_64,hexagon")
+JOBS = int(os.environ.get("DISTCC_JOBS", "4"))
+HERE = os.path.join(WORK, "distcc")
+OUT = os.path.join(RESULTS, "distcc")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Daemon:
+    """A distccd on 127.0.0.1:PORT in its own process group."""
+
+    def __init__(self, tmp, name, path_first=None):
+        self.name = name
+        self.port = free_port()
+        self.logf = os.path.join(tmp, name + ".log")
+        open(self.logf, "w").close()
+        os.chmod(self.logf, 0o666)   # distccd run by root logs as user distccd
+        env = dict(os.environ)
+        if path_first:
+            env["PATH"] = path_first + os.pathsep + env["PATH"]
+        self.proc = subprocess.Popen(
+            ["distccd", "--daemon", "--no-detach", "--listen", "127.0.0.1",
+             "--allow", "127.0.0.1", "--port", str(self.port), "--jobs", "2",
+             "--log-file", self.logf, "--log-level", "info"],
+            env=env, start_new_session=True,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(100):
+            try:
+                socket.create_connection(("127.0.0.1", self.port), 0.1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        else:
+            raise RuntimeError(f"distccd {name} did not listen on port {self.port}")
+
+    @property
+    def host(self):
+        return f"127.0.0.1:{self.port}/2"
+
+    def jobs(self):
+        with open(self.logf, errors="replace") as f:
+            return sum(1 for line in f if " COMPILE_OK " in line)
+
+    def reset_log(self):
+        open(self.logf, "w").close()
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc.poll() is None:
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                pass
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def pick_steps():
+    """The base and the first two steps that change include/linux/."""
+    commits = git("rev-list", "--reverse", f"{BASE_TAG}..{BRANCH}").split()
+    steps = ["0"]
+    for i, c in enumerate(commits, 1):
+        if any(f.startswith("include/linux/")
+               for f in git("diff", "--name-only", f"{c}^", c).split()):
+            steps.append(str(i))
+        if len(steps) == 3:
+            break
+    return ",".join(steps)
+
+
+def matrix(name, steps, hosts=None, empty_ccache=False, popen=False):
+    """Run build-matrix.py for CONFIGS and STEPS with its own build and
+    results directories; with HOSTS, through distcc."""
+    env = dict(os.environ, BUILD=os.path.join(HERE, "build-" + name),
+               RESULTS=os.path.join(HERE, "results-" + name),
+               TREE=os.path.join(HERE, "tree"))
+    env.pop("DISTCC_HOSTS", None)
+    jobs = 2
+    if hosts:
+        env["DISTCC_HOSTS"] = " ".join(hosts)
+        # distcc's host state (locks, back-off) of this run only.
+        env["DISTCC_DIR"] = os.path.join(HERE, "state-" + name)
+        shutil.rmtree(env["DISTCC_DIR"], ignore_errors=True)
+        os.makedirs(env["DISTCC_DIR"])
+        jobs = JOBS
+    if empty_ccache:
+        env["CCACHE_DIR"] = os.path.join(HERE, "ccache-" + name)
+        shutil.rmtree(env["CCACHE_DIR"], ignore_errors=True)
+    shutil.rmtree(env["BUILD"], ignore_errors=True)
+    shutil.rmtree(env["RESULTS"], ignore_errors=True)
+    cmd = [os.path.join(TOP, "scripts", "build-matrix.py"), f"-j{jobs}",
+           "--configs", CONFIGS, "--steps", steps]
+    logf = open(os.path.join(OUT, name + ".log"), "w")
+    log(f"matrix run '{name}'{' through ' + ' '.join(hosts) if hosts else ''}")
+    p = subprocess.Popen(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True)
+    if popen:
+        return p, env["RESULTS"]
+    p.wait()
+    return p.returncode, env["RESULTS"]
+
+
+def cells(results):
+    try:
+        with open(os.path.join(results, "matrix.json")) as f:
+            return {(c["config"], c["step"], c["kind"]): c for c in json.load(f)["cells"]}
+    except FileNotFoundError:
+        return {}
+
+
+def compare(ref, got):
+    """Differences between two runs' cells: verdicts and object sums."""
+    diffs, objs = [], 0
+    for key, c in sorted(ref.items()):
+        g = got.get(key)
+        if g is None:
+            diffs.append(f"{key}: missing")
+        elif g["status"] != c["status"]:
+            diffs.append(f"{key}: {c['status']} locally, {g['status']} ({g['reason']})")
+        elif g["object_sha256"] != c["object_sha256"]:
+            bad = [o for o in c["object_sha256"]
+                   if g["object_sha256"].get(o) != c["object_sha256"][o]]
+            diffs.append(f"{key}: objects differ: {', '.join(bad)}")
+        objs += len(c["object_sha256"])
+    return diffs, objs
+
+
+def say(status, name, detail):
+    print(f"{status} distcc/{name}: {detail}", flush=True)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--measure", action="store_true",
+                    help="also time one helper against two")
+    args = ap.parse_args()
+
+    for tool in ("distcc", "distccd"):
+        if not shutil.which(tool):
+            say("SKIP", "loopback helpers", f"{tool} not installed (make deps)")
+            return 0
+    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(HERE, exist_ok=True)
+    steps = pick_steps()
+    log(f"configs {CONFIGS}, steps {steps}, -j{JOBS} through distcc")
+    tmp = tempfile.mkdtemp(prefix="distccd.")
+    os.chmod(tmp, 0o755)
+    daemons = []
+    fails = 0
+    try:
+        # A helper whose compiler differs: refused before any build.
+        fake = os.path.join(tmp, "fake")
+        os.mkdir(fake)
+        os.chmod(fake, 0o755)
+        wrapper = os.path.join(fake, "x86_64-linux-gnu-gcc")
+        with open(wrapper, "w") as f:
+            f.write("#!/bin/sh\n# not the local compiler: no .comment ident\n"
+                    "exec /usr/bin/x86_64-linux-gnu-gcc -fno-ident \"$@\"\n")
+        os.chmod(wrapper, 0o755)
+        try:
+            odd = Daemon(tmp, "mismatched", path_first=fake)
+        except RuntimeError as e:
+            say("FAIL", "loopback helpers", str(e))
+            return 1
+        daemons.append(odd)
+        rc, res = matrix("mismatched", "0", [odd.host])
+        with open(os.path.join(OUT, "mismatched.log")) as f:
+            out = f.read()
+        if rc and "has another gcc" in out and \
+                not os.path.exists(os.path.join(res, "matrix.json")):
+            say("PASS", "a helper with another compiler is refused",
+                out.strip().splitlines()[-1][:160])
+        else:
+            fails += 1
+            say("FAIL", "a helper with another compiler is refused",
+                f"build-matrix.py exited {rc}; see {OUT}/mismatched.log")
+        odd.stop()
+
+        try:
+            d1, d2 = Daemon(tmp, "helper1"), Daemon(tmp, "helper2")
+        except RuntimeError as e:
+            say("FAIL", "loopback helpers", str(e))
+            return 1
+        daemons += [d1, d2]
+        log(f"helpers: distccd on 127.0.0.1:{d1.port} and :{d2.port}, "
+            "allowed from 127.0.0.1 only")
+
+        t = time.time()
+        rc, res_local = matrix("local", steps)
+        t_local = time.time() - t
+        if rc:
+            say("FAIL", "local reference run", f"exit {rc}; see {OUT}/local.log")
+            return 1
+        ref = cells(res_local)
+
+        t = time.time()
+        rc, res = matrix("distcc", steps, [d1.host, d2.host], empty_ccache=True)
+        t_distcc = time.time() - t
+        j1, j2 = d1.jobs(), d2.jobs()
+        if j1 and j2:
+            say("PASS", "the helpers compiled jobs",
+                f"helper1 {j1}, helper2 {j2} jobs (COMPILE_OK in their logs)")
+        else:
+            fails += 1
+            say("FAIL", "the helpers compiled jobs", f"helper1 {j1}, helper2 {j2} jobs")
+        got = cells(res)
+        diffs, objs = compare(ref, got) if got else ([f"no results; see {OUT}/distcc.log"], 0)
+        fell = sum(c.get("distcc_fallbacks", 0) for c in got.values())
+        if fell:
+            # No helper failed: every job should have gone out.
+            diffs.append(f"{fell} jobs compiled locally although both helpers were up")
+        if rc == 0 and not diffs:
+            say("PASS", "same verdicts and objects as a local run",
+                f"{len(ref)} cells, {objs} object checksums equal; "
+                f"{t_distcc:.0f} s through distcc (-j{JOBS}, cold ccache), "
+                f"{t_local:.0f} s locally (-j2, warm ccache)")
+        else:
+            fails += 1
+            say("FAIL", "same verdicts and objects as a local run",
+                "; ".join(diffs[:3]) or f"exit {rc}")
+
+        # A helper dies mid-run: distcc compiles its jobs locally.
+        d1.reset_log()
+        d2.reset_log()
+        p, res = matrix("killed", steps, [d1.host, d2.host], empty_ccache=True, popen=True)
+        killed_at, before = None, None
+        while p.poll() is None:
+            # Past the compiler probes, at its next job: kill helper2.
+            if before is None:
+                with open(os.path.join(OUT, "killed.log")) as f:
+                    if "step 0/" in f.read():
+                        before = d2.jobs()
+            elif killed_at is None and d2.jobs() > before:
+                d2.stop(signal.SIGKILL)
+                killed_at = time.time()
+                log(f"killed helper2 (port {d2.port}) after its first job")
+            time.sleep(0.2)
+        rc = p.returncode
+        if killed_at is None:
+            fails += 1
+            say("FAIL", "a helper killed mid-run", "helper2 never got a job to be killed after")
+        else:
+            got = cells(res)
+            diffs, objs = compare(ref, got) if got else ([f"no results; see {OUT}/killed.log"], 0)
+            fell = sum(c.get("distcc_fallbacks", 0) for c in got.values())
+            if rc == 0 and not diffs and fell:
+                say("PASS", "a helper killed mid-run",
+                    f"run correct ({objs} object checksums equal to the local run), "
+                    f"{fell} jobs compiled locally and reported in their cells")
+            else:
+                fails += 1
+                why = "; ".join(diffs[:3]) or (f"exit {rc}" if rc else
+                                               "no job fell back: the kill proved nothing")
+                say("FAIL", "a helper killed mid-run", why)
+
+        if args.measure:
+            d2 = Daemon(tmp, "helper2b")
+            daemons.append(d2)
+            times = {}
+            for label, hosts in (("1 helper", [d1.host]), ("2 helpers", [d1.host, d2.host])):
+                t = time.time()
+                rc, _ = matrix("measure-" + label.replace(" ", ""), steps, hosts, empty_ccache=True)
+                times[label] = round(time.time() - t, 1)
+                log(f"{label}: {times[label]} s (exit {rc})")
+            times["local, warm ccache"] = round(t_local, 1)
+            with open(os.path.join(OUT, "measure.json"), "w") as f:
+                json.dump({"configs": CONFIGS, "steps": steps, "jobs": JOBS,
+                           "seconds": times,
+                           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
+                          f, indent=1)
+                f.write("\n")
+    finally:
+        for d in daemons:
+            d.stop()
+        left = subprocess.run(["pgrep", "-f", f"distccd .*--log-file {tmp}/"],
+                              stdout=subprocess.PIPE, text=True).stdout.split()
+        if left:
+            fails += 1
+            say("FAIL", "daemons stopped", f"still running: {' '.join(left)}")
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 1 if fails else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
