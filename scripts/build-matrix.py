@@ -25,7 +25,7 @@ compilation is counted in its cell (Documentation/distcc.md).
 Results: a progress line per cell, RESULTS/matrix.md and
 RESULTS/matrix.json (one record per cell: arch, config, step, status,
 reason, duration, compiler, new warnings, make command, sha256 of
-each object built, distcc fallbacks).
+each object built, jobs a distcc helper failed).
 """
 
 import argparse
@@ -54,22 +54,22 @@ def sha256(path):
     return h.hexdigest()
 
 
-# What the distcc client prints when it compiles a job locally after a
-# helper failed (refused, died, timed out).
-DISTCC_FALLBACK_RE = re.compile(r"^distcc\[(\d+)\] (?:\(\w+\) )?Warning: "
-                                r".*(?:running|retrying) locally", re.M)
+# What the distcc client prints when a helper fails it (refused,
+# unreachable, died mid-job): the job then runs on another helper or
+# locally, and the client says so on stderr, which ccache passes on.
+DISTCC_FAILURE_RE = re.compile(r"^distcc\[(\d+)\] (?:\(\w+\) )?(?:ERROR|Warning): ", re.M)
 
 
-def distcc_fallbacks(out):
-    """Jobs (distcc client processes) that compiled locally."""
-    return len(set(DISTCC_FALLBACK_RE.findall(out))) if distcc_hosts() else 0
+def distcc_failures(out):
+    """Jobs (distcc client processes) that a helper failed."""
+    return len(set(DISTCC_FAILURE_RE.findall(out))) if distcc_hosts() else 0
 
 
 class Matrix:
     def __init__(self, args):
         self.args = args
         self.env = ccache_env()
-        self.fallbacks = 0
+        self.distcc_failed = 0
         self.cells = []
 
     def load_configs(self):
@@ -161,13 +161,14 @@ class Matrix:
             "make": show(cmd) if cmd else None,
         }
         if distcc_hosts():
-            cell["distcc_fallbacks"] = self.fallbacks
-        self.fallbacks = 0
+            cell["distcc_failures"] = self.distcc_failed
+        self.distcc_failed = 0
         self.cells.append(cell)
         what = f"{len(built)} objects" if kind == "objects" else "vmlinux"
         extra = f", {len(not_built)} not built" if not_built else ""
-        if cell.get("distcc_fallbacks"):
-            extra += f", distcc: {cell['distcc_fallbacks']} jobs compiled locally after a helper failed"
+        if cell.get("distcc_failures"):
+            extra += (f", distcc: {cell['distcc_failures']} jobs compiled elsewhere "
+                      "after a helper failed them")
         log(f"[step {step['index']}] [{cfg.name}] {status} "
             f"{cell['duration']}s ({what}{extra}){': ' + reason if reason else ''}")
         if status == "FAIL" and cmd:
@@ -205,7 +206,7 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        self.fallbacks = distcc_fallbacks(p.stdout)
+        self.distcc_failed = distcc_failures(p.stdout)
         warns = parse_warnings(p.stdout, cfg.builddir)
         if p.returncode:
             self.record(cfg, step, "FAIL", first_error(p.stdout), dt, cmd,
@@ -221,7 +222,7 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        self.fallbacks = distcc_fallbacks(p.stdout)
+        self.distcc_failed = distcc_failures(p.stdout)
         # Only warnings in files the series touches can be new ones.
         warns = {w for w in parse_warnings(p.stdout, cfg.builddir)
                  if w.split(":")[0] in self.touched_files}
