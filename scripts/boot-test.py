@@ -47,7 +47,12 @@ VARIANTS = {
                   "# CONFIG_DEBUG_LOCK_ALLOC is not set",
                   "# CONFIG_DEBUG_SPINLOCK is not set"],
     # For timing (scripts/bench-ab.py): every debug option off.
-    "bench": ["# CONFIG_KASAN is not set", "# CONFIG_PROVE_LOCKING is not set",
+    # The options that only exist under those are turned off by name too,
+    # or the check that every fragment line took effect would fail.
+    "bench": ["# CONFIG_KASAN is not set", "# CONFIG_KASAN_GENERIC is not set",
+              "# CONFIG_PAGE_TABLE_CHECK_ENFORCED is not set",
+              "# CONFIG_DEBUG_PAGEALLOC_ENABLE_DEFAULT is not set",
+              "# CONFIG_PROVE_LOCKING is not set",
               "# CONFIG_DEBUG_LOCK_ALLOC is not set", "# CONFIG_DEBUG_SPINLOCK is not set",
               "# CONFIG_DEBUG_PAGEALLOC is not set", "# CONFIG_PAGE_TABLE_CHECK is not set",
               "# CONFIG_DEBUG_VM is not set", "# CONFIG_DEBUG_VM_PGTABLE is not set",
