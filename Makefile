@@ -62,6 +62,7 @@ bench: apply ## run time of the series against the base, booted A B A B (x86_64)
 	scripts/bench-ab.py -j$(JOBS)
 
 distcc: apply ## the matrix through two loopback distccd helpers, and 1 against 2 timed
+	scripts/check-distcc.py
 	scripts/check-distcc.py --measure
 
 check: deps ## main job: set up, apply, and run the default checks

@@ -24,8 +24,9 @@ too, with the jobs the dead helper failed (compiled by the other one
 or locally) counted in its cells.  The daemons are stopped at the
 end, whatever happened.
 
---measure also times the distcc run with one and with two helpers
-(empty ccache each time) and writes RESULTS/distcc/measure.json.
+--measure, instead of the checks, times the x86_64 config over the same
+steps with an empty ccache each time: locally at -j2, through one
+helper and through two at -j4, and writes RESULTS/distcc/measure.json.
 """
 
 import argparse
@@ -174,6 +175,31 @@ def compare(ref, got):
     return diffs, objs
 
 
+def measure(tmp, daemons, steps):
+    """Time one config cold: locally, through one helper, through two."""
+    global CONFIGS
+    CONFIGS = "x86_64"
+    d1, d2 = Daemon(tmp, "helper1"), Daemon(tmp, "helper2")
+    daemons += [d1, d2]
+    times = {}
+    for label, hosts in (("local, -j2", None), ("1 helper, -j4", [d1.host]),
+                         ("2 helpers, -j4", [d1.host, d2.host])):
+        t = time.time()
+        name = "measure-" + str(len(hosts or []))
+        rc, _ = matrix(name, steps, hosts, empty_ccache=True)
+        times[label] = round(time.time() - t, 1)
+        log(f"{label}: {times[label]} s (exit {rc})")
+        if rc:
+            log(f"that run failed; see {OUT}/{name}.log")
+            return 1
+    with open(os.path.join(OUT, "measure.json"), "w") as f:
+        json.dump({"configs": CONFIGS, "steps": steps, "seconds": times,
+                   "jobs": {"helper1": d1.jobs(), "helper2": d2.jobs()},
+                   "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}, f, indent=1)
+        f.write("\n")
+    return 0
+
+
 def say(status, name, detail):
     print(f"{status} distcc/{name}: {detail}", flush=True)
 
@@ -183,7 +209,7 @@ def main():
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--measure", action="store_true",
-                    help="also time one helper against two")
+                    help="time local, one helper and two helpers instead")
     args = ap.parse_args()
 
     for tool in ("distcc", "distccd"):
@@ -199,6 +225,8 @@ def main():
     daemons = []
     fails = 0
     try:
+        if args.measure:
+            return measure(tmp, daemons, steps)
         # A helper whose compiler differs: refused before any build.
         fake = os.path.join(tmp, "fake")
         os.mkdir(fake)
@@ -305,22 +333,6 @@ def main():
                                                "no job fell back: the kill proved nothing")
                 say("FAIL", "a helper killed mid-run", why)
 
-        if args.measure:
-            d2 = Daemon(tmp, "helper2b")
-            daemons.append(d2)
-            times = {}
-            for label, hosts in (("1 helper", [d1.host]), ("2 helpers", [d1.host, d2.host])):
-                t = time.time()
-                rc, _ = matrix("measure-" + label.replace(" ", ""), steps, hosts, empty_ccache=True)
-                times[label] = round(time.time() - t, 1)
-                log(f"{label}: {times[label]} s (exit {rc})")
-            times["local, warm ccache"] = round(t_local, 1)
-            with open(os.path.join(OUT, "measure.json"), "w") as f:
-                json.dump({"configs": CONFIGS, "steps": steps, "jobs": JOBS,
-                           "seconds": times,
-                           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())},
-                          f, indent=1)
-                f.write("\n")
     finally:
         for d in daemons:
             d.stop()
