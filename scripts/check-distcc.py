@@ -179,6 +179,7 @@ def measure(tmp, daemons, steps):
     """Time one config cold: locally, through one helper, through two."""
     global CONFIGS
     CONFIGS = "x86_64"
+    log(f"timing {CONFIGS}, steps {steps}, empty ccache: local -j2, 1 and 2 helpers -j{JOBS}")
     d1, d2 = Daemon(tmp, "helper1"), Daemon(tmp, "helper2")
     daemons += [d1, d2]
     times = {}
@@ -219,7 +220,6 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     os.makedirs(HERE, exist_ok=True)
     steps = pick_steps()
-    log(f"configs {CONFIGS}, steps {steps}, -j{JOBS} through distcc")
     tmp = tempfile.mkdtemp(prefix="distccd.")
     os.chmod(tmp, 0o755)
     daemons = []
@@ -227,6 +227,7 @@ def main():
     try:
         if args.measure:
             return measure(tmp, daemons, steps)
+        log(f"configs {CONFIGS}, steps {steps}, -j{JOBS} through distcc")
         # A helper whose compiler differs: refused before any build.
         fake = os.path.join(tmp, "fake")
         os.mkdir(fake)
