@@ -24,7 +24,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -32,7 +31,7 @@ os.environ["TREE"] = os.path.join(os.environ.get("WORK", os.path.join(TOP, "work
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
     BASE_TAG, BRANCH, BUILD, CONFIGS, RESULTS, TREE, Config, ccache_env, configure,
-    die, ensure_worktree, git, log, make_cmd, objects_for, run, step_objects)
+    die, git, log, make_cmd, objects_for, run, step_objects, worktree_changes)
 
 OUT = os.path.join(RESULTS, "bloat")
 
@@ -80,8 +79,7 @@ def main():
     files = [None] + [git("diff", "--name-only", f"{c}^", c).split() for c in commits[1:]]
     all_touched = objects_for(sorted(set().union(*files[1:])))
 
-    ensure_worktree(TREE)
-    if git("status", "--porcelain", "--untracked-files=no", cwd=TREE):
+    if worktree_changes(TREE):
         die(f"work tree {TREE} is dirty")
     snaps = os.path.join(cfg.builddir, ".steps")
     shutil.rmtree(snaps, ignore_errors=True)
@@ -103,9 +101,7 @@ def main():
         build = [o for o in build if os.path.exists(os.path.join(TREE, o[:-2] + ".c"))
                  or os.path.exists(os.path.join(TREE, o[:-2] + ".S"))]
         if build:
-            p = subprocess.run(make_cmd(cfg, build, args.jobs), env=env, text=True,
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-            if p.returncode:
+            if run(make_cmd(cfg, build, args.jobs), env=env, check=False).returncode:
                 log(f"step {i}: some objects failed to build (see the table)")
         for o in build:
             src = os.path.join(cfg.builddir, o)

@@ -40,7 +40,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
     BRANCH, BASE_TAG, CONFIGS, LINUX, RESULTS, SERIES, TREE, Config,
     CANARIES, affects, ccache_env, check_distcc_helpers, configure, die, distcc_hosts,
-    ensure_worktree, first_error, git, object_enabled,
+    first_error, git, object_enabled, worktree_changes,
     log, make_cmd, objects_for, parse_warnings, run, show, step_objects)
 
 # The part of 'series' that carries fixes for the base itself.
@@ -69,7 +69,6 @@ class Matrix:
     def __init__(self, args):
         self.args = args
         self.env = ccache_env()
-        self.distcc_failed = 0
         self.cells = []
 
     def load_configs(self):
@@ -113,8 +112,7 @@ class Matrix:
         return steps
 
     def prepare_tree(self):
-        ensure_worktree(TREE)
-        dirty = git("status", "--porcelain", "--untracked-files=no", cwd=TREE)
+        dirty = worktree_changes(TREE)
         if dirty:
             die(f"work tree {TREE} is dirty; refusing to build:\n{dirty}")
 
@@ -146,7 +144,7 @@ class Matrix:
         return step_objects(cfg, step["files"], all_touched, self.env, cache)
 
     def record(self, cfg, step, status, reason="", duration=0.0, cmd=None,
-               warnings=(), built=(), not_built=(), kind="objects"):
+               warnings=(), built=(), not_built=(), kind="objects", distcc_failed=0):
         cell = {
             "arch": cfg.arch, "config": cfg.name,
             "step": step["index"], "patch": step["name"],
@@ -161,8 +159,7 @@ class Matrix:
             "make": show(cmd) if cmd else None,
         }
         if distcc_hosts():
-            cell["distcc_failures"] = self.distcc_failed
-        self.distcc_failed = 0
+            cell["distcc_failures"] = distcc_failed
         self.cells.append(cell)
         what = f"{len(built)} objects" if kind == "objects" else "vmlinux"
         extra = f", {len(not_built)} not built" if not_built else ""
@@ -206,14 +203,14 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        self.distcc_failed = distcc_failures(p.stdout)
         warns = parse_warnings(p.stdout, cfg.builddir)
         if p.returncode:
             self.record(cfg, step, "FAIL", first_error(p.stdout), dt, cmd,
-                        (), built, not_built)
+                        (), built, not_built, distcc_failed=distcc_failures(p.stdout))
         else:
             # Warnings are judged against the base in settle_warnings().
-            self.record(cfg, step, "PASS", "", dt, cmd, (), built, not_built)
+            self.record(cfg, step, "PASS", "", dt, cmd, (), built, not_built,
+                        distcc_failed=distcc_failures(p.stdout))
         self.cells[-1]["_warnings"] = warns
 
     def link_cell(self, cfg, step):
@@ -222,13 +219,13 @@ class Matrix:
         t = time.time()
         p = run(cmd, env=self.env, check=False)
         dt = time.time() - t
-        self.distcc_failed = distcc_failures(p.stdout)
         # Only warnings in files the series touches can be new ones.
         warns = {w for w in parse_warnings(p.stdout, cfg.builddir)
                  if w.split(":")[0] in self.touched_files}
         ok = p.returncode == 0 and os.path.exists(os.path.join(cfg.builddir, target))
         self.record(cfg, step, "PASS" if ok else "FAIL",
-                    "" if ok else first_error(p.stdout), dt, cmd, kind="link")
+                    "" if ok else first_error(p.stdout), dt, cmd, kind="link",
+                    distcc_failed=distcc_failures(p.stdout))
         self.cells[-1]["_warnings"] = warns
 
     def settle_warnings(self, usable, steps, all_touched):

@@ -386,6 +386,13 @@ def ensure_worktree(path):
         run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", path, BASE_TAG])
 
 
+def worktree_changes(path):
+    """Add the worktree at PATH if it is missing; return its changes to
+    tracked files ('' when it is clean and safe to check out in)."""
+    ensure_worktree(path)
+    return git("status", "--porcelain", "--untracked-files=no", cwd=path)
+
+
 def tree_commit(tree):
     """The commit of TREE: 'base' (the base tag) or 'series' (the head
     of the applied series)."""
@@ -397,8 +404,7 @@ def build_in_tree(cfg, tree, commit, target, jobs, env, logf):
     make TARGET, with the output in LOGF.  Returns None or the reason it
     failed."""
     wt = os.path.join(WORK, "rt-" + tree)
-    ensure_worktree(wt)
-    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
+    if worktree_changes(wt):
         return f"work tree {wt} is dirty"
     run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
     err = configure(cfg, jobs, env, tree=wt)

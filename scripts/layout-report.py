@@ -26,7 +26,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
     BRANCH, CONFIGS, RESULTS, TREE, Config, ccache_env, configure, die,
-    ensure_worktree, first_error, git, log, make_cmd, run)
+    first_error, git, log, make_cmd, run, worktree_changes)
 
 # (ptdesc field, struct page twin, condition)
 FIELDS = [
@@ -105,8 +105,7 @@ def main():
     if args.configs:
         names = args.configs.split(",")
     commit = git("rev-parse", args.commit)
-    ensure_worktree(TREE)
-    if git("status", "--porcelain", "--untracked-files=no", cwd=TREE):
+    if worktree_changes(TREE):
         die(f"work tree {TREE} is dirty; refusing to build")
     run(["git", "-C", TREE, "checkout", "-q", "--detach", commit])
     if not has_ptdesc(TREE):
