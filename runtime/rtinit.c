@@ -1069,21 +1069,24 @@ static void test_bench(void)
 	if (zram_setup("zram0", 64ULL << 20))
 		return;
 	fd = open("/dev/zram0", O_RDWR | O_DIRECT);
-	if (fd < 0 || posix_memalign((void **)&buf, page_size, page_size))
-		return;
 	n = (64 << 20) / page_size;
+	/* the patterns are made first: the timed loops are only zram's */
+	if (fd < 0 || posix_memalign((void **)&buf, page_size, (size_t)n * page_size))
+		return;
+	for (i = 0; i < n; i++)
+		fill_block(buf + (size_t)i * page_size, page_size, i, 1,
+			   zram_classes[i % NR_CLASSES]);
 	t = now();
-	for (i = 0; i < n; i++) {
-		fill_block(buf, page_size, i, 1, zram_classes[i % NR_CLASSES]);
-		zram_rw(fd, 1, buf, i);
-	}
+	for (i = 0; i < n; i++)
+		zram_rw(fd, 1, buf + (size_t)i * page_size, i);
 	bench_report("zram-write", now() - t, (double)n * page_size / (1 << 20), "MiB");
 	t = now();
 	for (int r = 0; r < 4; r++)
 		for (i = 0; i < n; i++)
-			zram_rw(fd, 0, buf, i);
+			zram_rw(fd, 0, buf + (size_t)i * page_size, i);
 	bench_report("zram-read", now() - t, 4.0 * n * page_size / (1 << 20), "MiB");
 	close(fd);
+	free(buf);
 	write_file("/sys/block/zram0/reset", "1");
 }
 
