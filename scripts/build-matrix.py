@@ -338,20 +338,29 @@ class Matrix:
                 for cfg in usable:
                     if cfg.name in link_cfgs and not configured.get(cfg.name):
                         self.link_cell(cfg, s)
+            # A run stopped half-way keeps what it built.
+            self.write(cfgs, steps, time.time() - t0, done_to=s["index"])
         self.settle_warnings(usable, steps, all_touched)
         self.write(cfgs, steps, time.time() - t0)
         return 1 if any(c["status"] == "FAIL" for c in self.cells) else 0
 
-    def write(self, cfgs, steps, elapsed):
+    def write(self, cfgs, steps, elapsed, done_to=None):
+        """Write RESULTS/matrix.{json,md}.  With done_to, the run is still
+        going: the files say which step it has reached, and warnings are
+        not yet compared with the base's, so no cell has failed on one."""
         meta = {
+            "complete": done_to is None,
             "base": steps[0]["commit"], "head": steps[-1]["commit"],
             "branch": BRANCH, "elapsed": round(elapsed, 1),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "jobs": self.args.jobs, "steps": self.args.steps,
             "link": self.args.link,
             "distcc_hosts": distcc_hosts(),
-            "cells": self.cells,
+            "cells": [{k: v for k, v in c.items() if not k.startswith("_")}
+                      for c in self.cells],
         }
+        if done_to is not None:
+            meta["done_to_step"] = done_to
         with open(os.path.join(RESULTS, "matrix.json"), "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
@@ -363,9 +372,12 @@ class Matrix:
             rows.setdefault(key, {})[c["config"]] = c
         out = [f"# Build matrix ({meta['date']})", "",
                f"base {meta['base'][:12]}, head {meta['head'][:12]}, "
-               f"{len(self.cells)} cells, {meta['elapsed']}s", "",
-               "| step | " + " | ".join(names) + " |",
-               "|---" * (len(names) + 1) + "|"]
+               f"{len(self.cells)} cells, {meta['elapsed']}s", ""]
+        if done_to is not None:
+            out += [f"**Incomplete:** the run had reached step {done_to} of "
+                    f"{len(steps) - 1}; new warnings not yet compared with the base.", ""]
+        out += ["| step | " + " | ".join(names) + " |",
+                "|---" * (len(names) + 1) + "|"]
         for (idx, kind) in sorted(rows):
             label = steps[idx]["name"] if kind == "objects" else "vmlinux link"
             label = re.sub(r"^(.*/)?(\d{4})-(.{0,40}).*\.patch$", r"\1\2 \3", label)
@@ -384,8 +396,9 @@ class Matrix:
                 out.append(f"- {c['config']} step {c['step']}: {c['status']}: {c['reason']}")
         with open(os.path.join(RESULTS, "matrix.md"), "w") as f:
             f.write("\n".join(out) + "\n")
-        log(f"results: {RESULTS}/matrix.md, {RESULTS}/matrix.json; " +
-            ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+        if done_to is None:
+            log(f"results: {RESULTS}/matrix.md, {RESULTS}/matrix.json; " +
+                ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
 
 
 def main():
