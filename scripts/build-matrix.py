@@ -354,7 +354,7 @@ class Matrix:
             "branch": BRANCH, "elapsed": round(elapsed, 1),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "jobs": self.args.jobs, "steps": self.args.steps,
-            "link": self.args.link,
+            "link": self.args.link, "patches": len(steps) - 1,
             "distcc_hosts": distcc_hosts(),
             "cells": [{k: v for k, v in c.items() if not k.startswith("_")}
                       for c in self.cells],
@@ -364,41 +364,51 @@ class Matrix:
         with open(os.path.join(RESULTS, "matrix.json"), "w") as f:
             json.dump(meta, f, indent=1)
             f.write("\n")
-        names = [c.name for c in cfgs]
-        short = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP", "N/A": "-"}
-        rows = {}
-        for c in self.cells:
-            key = (c["step"], c["kind"])
-            rows.setdefault(key, {})[c["config"]] = c
-        out = [f"# Build matrix ({meta['date']})", "",
-               f"base {meta['base'][:12]}, head {meta['head'][:12]}, "
-               f"{len(self.cells)} cells, {meta['elapsed']}s", ""]
-        if done_to is not None:
-            out += [f"**Incomplete:** the run had reached step {done_to} of "
-                    f"{len(steps) - 1}; new warnings not yet compared with the base.", ""]
-        out += ["| step | " + " | ".join(names) + " |",
-                "|---" * (len(names) + 1) + "|"]
-        for (idx, kind) in sorted(rows):
-            label = steps[idx]["name"] if kind == "objects" else "vmlinux link"
-            label = re.sub(r"^(.*/)?(\d{4})-(.{0,40}).*\.patch$", r"\1\2 \3", label)
-            cells = [short[rows[(idx, kind)][n]["status"]] if n in rows[(idx, kind)]
-                     else "" for n in names]
-            out.append(f"| {idx} {label} | " + " | ".join(cells) + " |")
-        counts = {}
-        for c in self.cells:
-            counts[c["status"]] = counts.get(c["status"], 0) + 1
-        out += ["", "Totals: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())),
-                "", "Reasons:", ""]
-        seen = set()
-        for c in self.cells:
-            if c["status"] in ("FAIL", "SKIP") and (c["config"], c["reason"]) not in seen:
-                seen.add((c["config"], c["reason"]))
-                out.append(f"- {c['config']} step {c['step']}: {c['status']}: {c['reason']}")
         with open(os.path.join(RESULTS, "matrix.md"), "w") as f:
-            f.write("\n".join(out) + "\n")
+            f.write(matrix_markdown(meta, [c.name for c in cfgs]))
         if done_to is None:
             log(f"results: {RESULTS}/matrix.md, {RESULTS}/matrix.json; " +
-                ", ".join(f"{v} {k}" for k, v in sorted(counts.items())))
+                ", ".join(f"{v} {k}" for k, v in sorted(status_counts(self.cells).items())))
+
+
+def status_counts(cells):
+    counts = {}
+    for c in cells:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    return counts
+
+
+def matrix_markdown(meta, names):
+    """The Markdown matrix of a matrix.json's META: a row per step (and
+    per link), a column per config in NAMES, totals and reasons."""
+    cells = meta["cells"]
+    short = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP", "N/A": "-"}
+    rows = {}
+    for c in cells:
+        rows.setdefault((c["step"], c["kind"]), {})[c["config"]] = c
+    out = [f"# Build matrix ({meta['date']})", "",
+           f"base {meta['base'][:12]}, head {meta['head'][:12]}, "
+           f"{len(cells)} cells, {meta['elapsed']}s", ""]
+    if not meta.get("complete", True):
+        out += [f"**Incomplete:** the run had reached step {meta['done_to_step']} of "
+                f"{meta['patches']}; new warnings not yet compared with the base.", ""]
+    out += ["| step | " + " | ".join(names) + " |",
+            "|---" * (len(names) + 1) + "|"]
+    for (idx, kind) in sorted(rows):
+        row = rows[(idx, kind)]
+        label = next(iter(row.values()))["patch"] if kind == "objects" else "vmlinux link"
+        label = re.sub(r"^(.*/)?(\d{4})-(.{0,40}).*\.patch$", r"\1\2 \3", label)
+        out.append(f"| {idx} {label} | " +
+                   " | ".join(short[row[n]["status"]] if n in row else "" for n in names) + " |")
+    out += ["", "Totals: " + ", ".join(f"{k} {v}" for k, v in
+                                       sorted(status_counts(cells).items())),
+            "", "Reasons:", ""]
+    seen = set()
+    for c in cells:
+        if c["status"] in ("FAIL", "SKIP") and (c["config"], c["reason"]) not in seen:
+            seen.add((c["config"], c["reason"]))
+            out.append(f"- {c['config']} step {c['step']}: {c['status']}: {c['reason']}")
+    return "\n".join(out) + "\n"
 
 
 def main():

@@ -119,3 +119,39 @@ teardown()
 	[[ "$(cell "$j" x86_64 4)" == N/A* ]]
 	[[ "$(cell "$j" arm64-4k 4)" == "FAIL 1 new warning(s): arch/arm64/mm/mmu.c: "*"harness_unused"* ]]
 }
+
+# A matrix.json of the base tag with one PASS cell per config named, its
+# step 0 built from COMMIT.
+fake_matrix()
+{
+	local out=$1 commit=$2
+	shift 2
+	mkdir -p "$out"
+	python3 - "$out/matrix.json" "$(git -C "$LINUX" rev-parse "$BASE_TAG")" "$commit" "$@" <<'PY'
+import json, sys
+path, base, commit, configs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+cells = [{"arch": "x", "config": c, "step": 0, "patch": "base", "commit": commit,
+          "kind": "objects", "status": "PASS", "reason": ""} for c in configs]
+json.dump({"complete": True, "base": base, "head": commit, "branch": "b",
+           "elapsed": 1.0, "date": "d", "cells": cells}, open(path, "w"))
+PY
+}
+
+@test "batches of the matrix merge, and batches of different trees or the same config do not" {
+	base=$(git -C "$LINUX" rev-parse "$BASE_TAG")
+	other=$(git -C "$LINUX" commit-tree -p "$base" -m other "$(git -C "$LINUX" mktree </dev/null)")
+	d=$BATS_TEST_TMPDIR
+	fake_matrix "$d/a" "$base" cfg-a
+	fake_matrix "$d/b" "$base" cfg-b
+	fake_matrix "$d/c" "$other" cfg-c
+	run "$TOP/scripts/merge-matrix.py" --out "$d/m" "$d/a" "$d/b"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"2 runs, 2 configs, 2 cells: 2 PASS"* ]]
+	grep -q '^| 0 base | PASS | PASS |$' "$d/m/matrix.md"
+	run "$TOP/scripts/merge-matrix.py" --out "$d/m2" "$d/a" "$d/a"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"config cfg-a was built by"* ]]
+	run "$TOP/scripts/merge-matrix.py" --out "$d/m3" "$d/a" "$d/c"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"step 0 (base) is not the tree"* ]]
+}

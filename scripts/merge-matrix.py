@@ -1,0 +1,128 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""merge-matrix.py - one matrix from build-matrix runs over disjoint configs.
+
+The full tier takes longer than one sitting on a small machine, so it
+can be run in batches of configs (build-matrix.py --configs A,B ... with
+RESULTS pointing at a directory per batch, or two batches at once with
+their own TREE and BUILD).  This merges the batches' matrix.json files
+into OUT/matrix.json and OUT/matrix.md, the same format as one run.
+
+It refuses, naming the input, when the batches do not describe the
+same series: a different base, or a step whose tree differs (the
+commits may differ when only a message changed), or when two batches
+built the same config.  A cell run again on its own (for example after
+a harness fix) is given with --rerun: its cells replace the same config,
+step and kind in the batches, and the merged file lists which.  A batch that did not finish makes the merged
+matrix incomplete, and says so.
+"""
+
+import argparse
+import importlib.util
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kbuild import die, git, log  # noqa: E402
+
+spec = importlib.util.spec_from_file_location(
+    "build_matrix", os.path.join(os.path.dirname(os.path.abspath(__file__)), "build-matrix.py"))
+bm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bm)
+
+
+def tree_of(commit, cache):
+    if commit not in cache:
+        cache[commit] = git("rev-parse", commit + "^{tree}")
+    return cache[commit]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out", required=True, help="directory for the merged matrix")
+    ap.add_argument("--rerun", action="append", default=[],
+                    help="a run whose cells replace the batches' same cells (repeatable)")
+    ap.add_argument("inputs", nargs="+", help="matrix.json files or directories holding one")
+    args = ap.parse_args()
+
+    metas = []
+    for path in args.inputs + args.rerun:
+        if os.path.isdir(path):
+            path = os.path.join(path, "matrix.json")
+        try:
+            with open(path) as f:
+                metas.append((path, json.load(f)))
+        except (OSError, ValueError) as e:
+            die(f"{path}: {e}")
+
+    trees = {}
+    first_path, first = metas[0]
+    step_tree = {}     # step index -> (tree, input that set it)
+    owner = {}         # config -> input
+    cells = []
+    replaced = []
+    for n, (path, meta) in enumerate(metas):
+        rerun = n >= len(args.inputs)
+        if meta["base"] != first["base"]:
+            die(f"{path}: base {meta['base'][:12]}, but {first_path} has {first['base'][:12]}")
+        configs = {c["config"] for c in meta["cells"]}
+        for cfg in sorted(configs):
+            if cfg in owner and not rerun:
+                die(f"{path}: config {cfg} was built by {owner[cfg]} too")
+            if cfg not in owner and rerun:
+                die(f"{path}: a rerun of config {cfg}, which no batch built")
+            owner.setdefault(cfg, path)
+        for c in meta["cells"]:
+            t = tree_of(c["commit"], trees)
+            seen = step_tree.setdefault(c["step"], (t, path))
+            if seen[0] != t:
+                die(f"{path}: step {c['step']} ({c['patch']}) is not the tree that "
+                    f"{seen[1]} built at that step")
+            key = (c["config"], c["step"], c["kind"])
+            if rerun:
+                old = [o for o in cells if (o["config"], o["step"], o["kind"]) == key]
+                if not old:
+                    die(f"{path}: a rerun of {c['config']} step {c['step']}, "
+                        "which its batch did not build")
+                cells.remove(old[0])
+                replaced.append({"config": key[0], "step": key[1], "kind": key[2],
+                                 "was": old[0]["status"], "now": c["status"], "by": path})
+                log(f"{key[0]} step {key[1]} {key[2]}: {old[0]['status']} replaced "
+                    f"by {c['status']} from {path}")
+            cells.append(c)
+    cells.sort(key=lambda c: (c["step"], c["kind"] != "objects", c["config"]))
+
+    incomplete = [(p, m) for p, m in metas if not m.get("complete", True)]
+    merged = {
+        "complete": not incomplete,
+        "base": first["base"], "head": first["head"], "branch": first["branch"],
+        "elapsed": round(sum(m["elapsed"] for _, m in metas), 1),
+        "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "patches": max(c["step"] for c in cells),
+        "sources": [{"path": p, "date": m["date"], "head": m["head"], "elapsed": m["elapsed"],
+                     "configs": sorted({c["config"] for c in m["cells"]}),
+                     "complete": m.get("complete", True)} for p, m in metas],
+        "replaced": replaced,
+        "cells": cells,
+    }
+    if incomplete:
+        merged["done_to_step"] = min(m.get("done_to_step", 0) for _, m in incomplete)
+    os.makedirs(args.out, exist_ok=True)
+    with open(os.path.join(args.out, "matrix.json"), "w") as f:
+        json.dump(merged, f, indent=1)
+        f.write("\n")
+    with open(os.path.join(args.out, "matrix.md"), "w") as f:
+        f.write(bm.matrix_markdown(merged, sorted(owner)))
+    counts = bm.status_counts(cells)
+    log(f"{len(metas)} runs, {len(owner)} configs, {len(cells)} cells: " +
+        ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) +
+        ("" if not incomplete else f"; incomplete: {', '.join(p for p, _ in incomplete)}"))
+    return 1 if counts.get("FAIL") else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
