@@ -32,8 +32,13 @@ export: ## regenerate patches/ and series from branch 'series'
 check-patches: base ## checkpatch --strict and headers of every patch
 	scripts/check-patches.sh
 
+# MATRIX_CONFIGS=a,b runs the full tier on a batch of configs, into
+# work/results/full-<batch> (MATRIX_BATCH, default 'all'); merge the
+# batches with scripts/merge-matrix.py.
+MATRIX_BATCH ?= all
 matrix: apply toolchains ## full tier: every step on every config, full links
-	scripts/build-matrix.py -j$(JOBS) --steps all --link all
+	RESULTS=$(CURDIR)/work/results/full-$(MATRIX_BATCH) scripts/build-matrix.py -j$(JOBS) \
+		--steps all --link all $(if $(MATRIX_CONFIGS),--configs $(MATRIX_CONFIGS))
 
 layout: apply ## offsets of every struct ptdesc field per config
 	scripts/layout-report.py -j$(JOBS)

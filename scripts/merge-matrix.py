@@ -13,7 +13,9 @@ same series: a different base, or a step whose tree differs (the
 commits may differ when only a message changed), or when two batches
 built the same config.  A cell run again on its own (for example after
 a harness fix) is given with --rerun: its cells replace the same config,
-step and kind in the batches, and the merged file lists which.  A batch that did not finish makes the merged
+step and kind in the batches, and the merged file lists which; it may
+come from a later version of the series, as long as every cell kept for
+a step built the same tree.  A batch that did not finish makes the merged
 matrix incomplete, and says so.
 """
 
@@ -77,11 +79,6 @@ def main():
                 die(f"{path}: a rerun of config {cfg}, which no batch built")
             owner.setdefault(cfg, path)
         for c in meta["cells"]:
-            t = tree_of(c["commit"], trees)
-            seen = step_tree.setdefault(c["step"], (t, path))
-            if seen[0] != t:
-                die(f"{path}: step {c['step']} ({c['patch']}) is not the tree that "
-                    f"{seen[1]} built at that step")
             key = (c["config"], c["step"], c["kind"])
             if rerun:
                 old = [o for o in cells if (o["config"], o["step"], o["kind"]) == key]
@@ -93,13 +90,22 @@ def main():
                                  "was": old[0]["status"], "now": c["status"], "by": path})
                 log(f"{key[0]} step {key[1]} {key[2]}: {old[0]['status']} replaced "
                     f"by {c['status']} from {path}")
+            c["source"] = path
             cells.append(c)
+    # Every cell of a step, whichever run built it, built the same tree.
+    for c in cells:
+        t = tree_of(c["commit"], trees)
+        seen = step_tree.setdefault(c["step"], (t, c["source"]))
+        if seen[0] != t:
+            die(f"{c['source']}: step {c['step']} ({c['patch']}) is not the tree that "
+                f"{seen[1]} built at that step")
     cells.sort(key=lambda c: (c["step"], c["kind"] != "objects", c["config"]))
 
     incomplete = [(p, m) for p, m in metas if not m.get("complete", True)]
     merged = {
         "complete": not incomplete,
-        "base": first["base"], "head": first["head"], "branch": first["branch"],
+        "base": first["base"], "branch": first["branch"],
+        "head": max(cells, key=lambda c: c["step"])["commit"],
         "elapsed": round(sum(m["elapsed"] for _, m in metas), 1),
         "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "patches": max(c["step"] for c in cells),
