@@ -56,8 +56,9 @@ toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 boot: apply ## runtime test: base and series under QEMU on every runtime config
 	scripts/boot-test.py -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
 
-kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU x86_64
-	scripts/run-kunit.sh
+KUNIT_ARCHES ?= um x86_64 s390 arm
+kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_64, s390, arm)
+	scripts/run-kunit.sh $(KUNIT_ARCHES)
 
 bloat: apply ## code size and hot-path code, base against series on five configs, per patch on x86_64
 	scripts/bloat-report.py -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)

@@ -333,7 +333,8 @@ class Matrix:
                     continue
                 # Kconfig/Makefiles may change between steps.
                 cache = caches.setdefault((cfg.name, s["index"]), {})
-                self.build_cell(cfg, s, all_touched, cache)
+                if not self.args.link_only:
+                    self.build_cell(cfg, s, all_touched, cache)
             if s["index"] == len(steps) - 1:
                 for cfg in usable:
                     if cfg.name in link_cfgs and not configured.get(cfg.name):
@@ -423,10 +424,15 @@ def main():
                     "(a directory under patches/, e.g. zsdesc)")
     ap.add_argument("--link", default="",
                     help="configs that link vmlinux at the final step ('all' for every one)")
+    ap.add_argument("--link-only", action="store_true",
+                    help="with --steps final and --link: only the links, no object "
+                    "cells (the links of a full tier run apart from its steps)")
     ap.add_argument("--sparse", action="store_true",
                     help="also run sparse (C=1); its new warnings fail a cell too")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args()
+    if args.link_only and not args.link:
+        ap.error("--link-only needs --link")
     sys.exit(Matrix(args).main())
 
 

@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""merge-matrix.py - one matrix from build-matrix runs over disjoint configs.
+"""merge-matrix.py - one matrix from build-matrix runs over disjoint cells.
 
 The full tier takes longer than one sitting on a small machine, so it
 can be run in batches of configs (build-matrix.py --configs A,B ... with
 RESULTS pointing at a directory per batch, or two batches at once with
-their own TREE and BUILD).  This merges the batches' matrix.json files
+their own TREE and BUILD), and the links can be run apart from the
+steps (build-matrix.py --link-only).  This merges the batches' matrix.json files
 into OUT/matrix.json and OUT/matrix.md, the same format as one run.
 
 It refuses, naming the input, when the batches do not describe the
 same series: a different base, or a step whose tree differs (the
 commits may differ when only a message changed), or when two batches
-built the same config.  A cell run again on its own (for example after
+built the same cell (config, step, objects or link).  A cell run again on its own (for example after
 a harness fix) is given with --rerun: its cells replace the same config,
 step and kind in the batches, and the merged file lists which; it may
 come from a later version of the series, as long as every cell kept for
@@ -73,8 +74,6 @@ def main():
             die(f"{path}: base {meta['base'][:12]}, but {first_path} has {first['base'][:12]}")
         configs = {c["config"] for c in meta["cells"]}
         for cfg in sorted(configs):
-            if cfg in owner and not rerun:
-                die(f"{path}: config {cfg} was built by {owner[cfg]} too")
             if cfg not in owner and rerun:
                 die(f"{path}: a rerun of config {cfg}, which no batch built")
             owner.setdefault(cfg, path)
@@ -90,6 +89,11 @@ def main():
                                  "was": old[0]["status"], "now": c["status"], "by": path})
                 log(f"{key[0]} step {key[1]} {key[2]}: {old[0]['status']} replaced "
                     f"by {c['status']} from {path}")
+            else:
+                twin = [o for o in cells if (o["config"], o["step"], o["kind"]) == key]
+                if twin:
+                    die(f"{path}: {c['config']} step {c['step']} {c['kind']} was "
+                        f"built by {twin[0]['source']} too")
             c["source"] = path
             cells.append(c)
     # Every cell of a step, whichever run built it, built the same tree.

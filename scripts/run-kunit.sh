@@ -5,8 +5,10 @@
 #
 # Usage: scripts/run-kunit.sh [-h] [ARCH...]
 #
-# ARCH is a kunit.py --arch: um (the default first) and x86_64 (under
-# QEMU, with SMP and THP so the split-lock cases run).  The suites are
+# ARCH is a kunit.py --arch: um and x86_64 (the default), and s390 and
+# arm, all but um under QEMU with SMP (and THP but on arm, which has none
+# without LPAE) so that the split-lock cases run: s390 for its four-page
+# PMD tables, arm (classic, not LPAE) for its two-entry PMDs.  The suites are
 # those the series adds: mm/ptdesc.kunitconfig and mm/zsmalloc.kunitconfig,
 # built together from the head of branch 'series' in the work/kunit
 # worktree, one build directory per arch.
@@ -45,24 +47,33 @@ export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
 mkdir -p "$RESULTS/kunit"
 rc=0
 for arch in "${arches[@]}"; do
-	extra=()
+	smp=(--kconfig_add CONFIG_SMP=y --kconfig_add CONFIG_NR_CPUS=8
+	     --kconfig_add CONFIG_TRANSPARENT_HUGEPAGE=y)
+	cross='' qemu=qemu-system-$arch
 	case "$arch" in
-	um) ;;
-	x86_64) extra=(--kconfig_add CONFIG_SMP=y --kconfig_add CONFIG_NR_CPUS=8
-		       --kconfig_add CONFIG_TRANSPARENT_HUGEPAGE=y) ;;
-	*) die "unknown arch '$arch' (um or x86_64)" ;;
+	um) qemu='' smp=() ;;
+	x86_64) ;;
+	s390) cross=s390x-linux-gnu- qemu=qemu-system-s390x ;;
+	arm) cross=arm-linux-gnueabi- smp=("${smp[@]:0:4}") ;;	# no THP without LPAE
+	*) die "unknown arch '$arch' (um, x86_64, s390 or arm)" ;;
 	esac
-	if [ "$arch" != um ] && ! command -v "qemu-system-$arch" >/dev/null; then
-		echo "SKIP kunit/$arch: qemu-system-$arch not found"
+	if [ -n "$qemu" ] && ! command -v "$qemu" >/dev/null; then
+		echo "SKIP kunit/$arch: $qemu not found"
 		continue
 	fi
+	if [ -n "$cross" ] && ! command -v "${cross}gcc" >/dev/null; then
+		echo "SKIP kunit/$arch: ${cross}gcc not found"
+		continue
+	fi
+	extra=("${smp[@]}")
+	[ -z "$cross" ] || extra+=(--cross_compile="$cross")
 	out=$RESULTS/kunit/$arch.log
 	log "$arch: building and running (log: $out)"
 	t0=$(date +%s)
 	set +e
 	(cd "$tree" && ./tools/testing/kunit/kunit.py run --arch="$arch" \
 		--build_dir="$BUILD/kunit-$arch" --jobs="$JOBS" --timeout=600 \
-		--make_options CC="ccache gcc" "${args[@]}" "${extra[@]}") \
+		--make_options CC="ccache ${cross}gcc" "${args[@]}" "${extra[@]}") \
 		>"$out" 2>&1 </dev/null
 	status=$?
 	set -e

@@ -150,7 +150,7 @@ PY
 	grep -q '^| 0 base | PASS | PASS |$' "$d/m/matrix.md"
 	run "$TOP/scripts/merge-matrix.py" --out "$d/m2" "$d/a" "$d/a"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"config cfg-a was built by"* ]]
+	[[ "$output" == *"cfg-a step 0 objects was built by"* ]]
 	run "$TOP/scripts/merge-matrix.py" --out "$d/m3" "$d/a" "$d/c"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"step 0 (base) is not the tree"* ]]
