@@ -8,7 +8,7 @@ JOBS ?= $(shell nproc)
 export JOBS
 
 .PHONY: help deps base apply quilt export check-patches matrix layout \
-	asserts mail toolchains boot kunit bloat bench distcc check test test-harness shellcheck \
+	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -55,6 +55,9 @@ toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 
 boot: apply ## runtime test: base and series under QEMU on every runtime config
 	scripts/boot-test.py -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
+
+conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
+	scripts/list-conversions.py > Documentation/conversions.md
 
 KUNIT_ARCHES ?= um x86_64 s390 arm
 kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_64, s390, arm)
