@@ -87,7 +87,7 @@ shellcheck: ## shellcheck every script
 	shellcheck scripts/*.sh .ci/run tests/*.bash
 
 clean: ## remove build output and results, keep the base tree
-	rm -rf work/build work/results
+	rm -rf work/build work/build-* work/results
 
 distclean: ## remove the whole work directory
 	git -C work/linux worktree prune 2>/dev/null || true

@@ -8,6 +8,10 @@ setup()
 {
 	require_base
 	export SERIES_BRANCH=harness-test
+	# A work tree and build directories of their own, so that these
+	# tests can run beside a matrix run without either seeing the
+	# other's checkouts.
+	export TREE=$WORK/harness-tree BUILD=$WORK/build-harness
 	export SERIES=$BATS_TEST_TMPDIR/s/series
 	export PATCHES=$BATS_TEST_TMPDIR/s/patches
 }
