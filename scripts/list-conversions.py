@@ -10,11 +10,11 @@ output).  The enclosing name is found by a simple scan of the C, so a
 change between two functions is credited to the one above it.
 """
 
+import os
 import re
-import subprocess
 import sys
 
-sys.path.insert(0, __import__("os").path.dirname(__import__("os").path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import BASE_TAG, BRANCH, git  # noqa: E402
 
 FUNC_RE = re.compile(r"^(?!\s)(?:[\w*]+[\s*]+)+?\**(\w+)\s*\([^;]*$")
@@ -23,9 +23,7 @@ KEYWORDS = {"if", "for", "while", "switch", "return", "sizeof"}
 
 
 def changed_functions(commit):
-    diff = subprocess.run(["git", "show", "--format=", "-U0", "--function-context", commit],
-                          cwd=git("rev-parse", "--show-toplevel"), check=True,
-                          capture_output=True, text=True).stdout
+    diff = git("show", "--format=", "-U0", "--function-context", commit)
     names, fname, cur = {}, None, None
     for line in diff.splitlines():
         if line.startswith("+++ "):

@@ -6,14 +6,16 @@ The full tier takes longer than one sitting on a small machine, so it
 can be run in batches of configs (build-matrix.py --configs A,B ... with
 RESULTS pointing at a directory per batch, or two batches at once with
 their own TREE and BUILD), and the links can be run apart from the
-steps (build-matrix.py --link-only).  This merges the batches' matrix.json files
-into OUT/matrix.json and OUT/matrix.md, the same format as one run.
+steps (build-matrix.py --link-only).  This merges the batches'
+matrix.json files into OUT/matrix.json and OUT/matrix.md, the same
+format as one run.
 
 It refuses, naming the input, when the batches do not describe the
 same series: a different base, or a step whose tree differs (the
 commits may differ when only a message changed), or when two batches
-built the same cell (config, step, objects or link).  A cell run again on its own (for example after
-a harness fix) is given with --rerun: its cells replace the same config,
+built the same cell (config, step, objects or link).  A cell run again
+on its own (for example after a harness fix) is given with --rerun: its
+cells replace the same config,
 step and kind in the batches, and the merged file lists which; it may
 come from a later version of the series, as long as every cell kept for
 a step built the same tree.  A batch that did not finish makes the merged
@@ -66,7 +68,7 @@ def main():
     first_path, first = metas[0]
     step_tree = {}     # step index -> (tree, input that set it)
     owner = {}         # config -> input
-    cells = []
+    cells = {}         # (config, step, kind) -> cell
     replaced = []
     for n, (path, meta) in enumerate(metas):
         rerun = n >= len(args.inputs)
@@ -79,23 +81,21 @@ def main():
             owner.setdefault(cfg, path)
         for c in meta["cells"]:
             key = (c["config"], c["step"], c["kind"])
-            if rerun:
-                old = [o for o in cells if (o["config"], o["step"], o["kind"]) == key]
-                if not old:
-                    die(f"{path}: a rerun of {c['config']} step {c['step']}, "
-                        "which its batch did not build")
-                cells.remove(old[0])
+            old = cells.get(key)
+            if rerun and not old:
+                die(f"{path}: a rerun of {c['config']} step {c['step']}, "
+                    "which its batch did not build")
+            if old and not rerun:
+                die(f"{path}: {c['config']} step {c['step']} {c['kind']} was "
+                    f"built by {old['source']} too")
+            if old:
                 replaced.append({"config": key[0], "step": key[1], "kind": key[2],
-                                 "was": old[0]["status"], "now": c["status"], "by": path})
-                log(f"{key[0]} step {key[1]} {key[2]}: {old[0]['status']} replaced "
+                                 "was": old["status"], "now": c["status"], "by": path})
+                log(f"{key[0]} step {key[1]} {key[2]}: {old['status']} replaced "
                     f"by {c['status']} from {path}")
-            else:
-                twin = [o for o in cells if (o["config"], o["step"], o["kind"]) == key]
-                if twin:
-                    die(f"{path}: {c['config']} step {c['step']} {c['kind']} was "
-                        f"built by {twin[0]['source']} too")
             c["source"] = path
-            cells.append(c)
+            cells[key] = c
+    cells = sorted(cells.values(), key=lambda c: (c["step"], c["kind"] != "objects", c["config"]))
     # Every cell of a step, whichever run built it, built the same tree.
     for c in cells:
         t = tree_of(c["commit"], trees)
@@ -103,7 +103,6 @@ def main():
         if seen[0] != t:
             die(f"{c['source']}: step {c['step']} ({c['patch']}) is not the tree that "
                 f"{seen[1]} built at that step")
-    cells.sort(key=lambda c: (c["step"], c["kind"] != "objects", c["config"]))
 
     incomplete = [(p, m) for p, m in metas if not m.get("complete", True)]
     merged = {

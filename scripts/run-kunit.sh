@@ -47,14 +47,14 @@ export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
 mkdir -p "$RESULTS/kunit"
 rc=0
 for arch in "${arches[@]}"; do
-	smp=(--kconfig_add CONFIG_SMP=y --kconfig_add CONFIG_NR_CPUS=8
-	     --kconfig_add CONFIG_TRANSPARENT_HUGEPAGE=y)
+	smp=(--kconfig_add CONFIG_SMP=y --kconfig_add CONFIG_NR_CPUS=8)
+	thp=(--kconfig_add CONFIG_TRANSPARENT_HUGEPAGE=y)
 	cross='' qemu=qemu-system-$arch
 	case "$arch" in
-	um) qemu='' smp=() ;;
+	um) qemu='' smp=() thp=() ;;
 	x86_64) ;;
 	s390) cross=s390x-linux-gnu- qemu=qemu-system-s390x ;;
-	arm) cross=arm-linux-gnueabi- smp=("${smp[@]:0:4}") ;;	# no THP without LPAE
+	arm) cross=arm-linux-gnueabi- thp=() ;;	# no THP without LPAE
 	*) die "unknown arch '$arch' (um, x86_64, s390 or arm)" ;;
 	esac
 	if [ -n "$qemu" ] && ! command -v "$qemu" >/dev/null; then
@@ -65,7 +65,7 @@ for arch in "${arches[@]}"; do
 		echo "SKIP kunit/$arch: ${cross}gcc not found"
 		continue
 	fi
-	extra=("${smp[@]}")
+	extra=("${smp[@]}" "${thp[@]}")
 	[ -z "$cross" ] || extra+=(--cross_compile="$cross")
 	out=$RESULTS/kunit/$arch.log
 	log "$arch: building and running (log: $out)"
