@@ -41,8 +41,10 @@ OUT = os.path.join(RESULTS, "boot")
 RTINIT = os.path.join(TOP, "runtime", "rtinit.c")
 BUSYBOX = "/bin/busybox"
 
-# Variants: extra Kconfig lines merged last.
+# Variants: extra Kconfig lines merged last.  A variant with no lines
+# boots the config's own kernel with VARIANT_APPEND on the command line.
 VARIANTS = {
+    "hash": [],
     "nolockdep": ["# CONFIG_PROVE_LOCKING is not set",
                   "# CONFIG_DEBUG_LOCK_ALLOC is not set",
                   "# CONFIG_DEBUG_SPINLOCK is not set"],
@@ -58,6 +60,11 @@ VARIANTS = {
               "# CONFIG_DEBUG_VM is not set", "# CONFIG_DEBUG_VM_PGTABLE is not set",
               "# CONFIG_DEBUG_LIST is not set", "# CONFIG_KUNIT is not set"],
 }
+
+VARIANT_APPEND = {"hash": "disable_radix"}
+
+# The variants that 'all' boots besides every runtime config.
+ALL_VARIANTS = ["x86_64+nolockdep", "ppc64le+hash"]
 
 # Console lines that are kernel reports.  Any of them fails the run.
 REPORT_RE = re.compile(
@@ -360,6 +367,7 @@ def main():
     names = args.configs.split(",")
     if names == ["all"]:
         names = sorted(f[:-7] for f in os.listdir(RUNTIME) if f.endswith(".config"))
+        names += [v for v in ALL_VARIANTS if v.partition("+")[0] in names]
     trees = args.trees.split(",")
     for t in trees:
         if t not in ("base", "series"):
@@ -379,7 +387,9 @@ def main():
             die(f"unknown variant {variant!r}")
         for tree in trees:
             cell = {"config": name, "tree": tree, "commit": commits[tree]}
-            builddir = os.path.join(BUILD, "runtime", f"{name}-{tree}")
+            # A variant that only changes the command line shares the kernel.
+            built_as = name if VARIANTS.get(variant) else base_name
+            builddir = os.path.join(BUILD, "runtime", f"{built_as}-{tree}")
             cfg = Config(path, variant or None, VARIANTS.get(variant, ()), builddir=builddir)
             tag = f"{name} {tree}"
             qemu = shlex.split(cfg.meta["qemu"])[0]
@@ -406,8 +416,8 @@ def main():
             if "verdict" not in cell and not args.build_only:
                 logf = os.path.join(OUT, f"{name}-{tree}.log")
                 log(f"{tag}: booting (log: {os.path.relpath(logf, TOP)})")
-                secs, status = boot(cfg, image, cpio, args.tests, args.timeout, logf,
-                                    args.append)
+                append = " ".join(filter(None, (VARIANT_APPEND.get(variant), args.append)))
+                secs, status = boot(cfg, image, cpio, args.tests, args.timeout, logf, append)
                 cell["seconds"] = round(secs, 1)
                 cell["qemu_status"] = status
                 cell.update(evaluate(logf, status))
