@@ -174,6 +174,39 @@ static long long page_tables_kb(void)
 	return proc_value("/proc/meminfo", "PageTables");
 }
 
+/*
+ * PageTables once it has stopped moving: page tables of processes that
+ * already exited may still be waiting for an RCU grace period (s390
+ * frees its 2K PTE fragments that way), and they must not be counted as
+ * the starting value.  Gives up after 10 s and returns the last value.
+ */
+static long long settled_page_tables_kb(void)
+{
+	long long prev = page_tables_kb(), cur = prev;
+	double deadline = now() + 10;
+
+	while (now() < deadline) {
+		usleep(500000);
+		cur = page_tables_kb();
+		if (cur == prev)
+			break;
+		prev = cur;
+	}
+	return cur;
+}
+
+/*
+ * Architectures whose 6.1 page-table allocations are not charged to the
+ * memory cgroup: s390 allocates PTE and CRST tables with GFP_KERNEL, and
+ * m68k's Motorola MMU carves them out of GFP_KERNEL pages.  The memcg's
+ * pagetables counter stays 0 there, on the base as with the series.
+ */
+#if defined(__s390x__)
+#define PGTABLES_UNCHARGED "s390 page tables are allocated without __GFP_ACCOUNT"
+#elif defined(__m68k__)
+#define PGTABLES_UNCHARGED "m68k page tables are allocated without __GFP_ACCOUNT"
+#endif
+
 static int cmdline_has(const char *word)
 {
 	char key[64];
@@ -658,7 +691,7 @@ static void test_pt(void)
 
 	/* a warm-up round first, so one-time kernel tables are in place */
 	in_child(pt_warmup);
-	before = page_tables_kb();
+	before = settled_page_tables_kb();
 
 	if (enter_memcg("ptstress", "256M", NULL) == 0)
 		out("RT-INFO: pt: workers in a memcg with memory.max=256M");
@@ -691,9 +724,15 @@ static void test_pt(void)
 		result("pt", "map-mprotect-mremap-munmap", "PASS",
 		       "%d processes x %d threads x %d rounds, PTE table %lu KiB, PMD table %lu MiB",
 		       procs, threads, rounds, pmd_span >> 10, pud_span >> 20);
+#ifdef PGTABLES_UNCHARGED
+	if (pgtable_charged >= 0)
+		result("pt", "memcg-charge", "SKIP", "%s (memory.stat pagetables %lld bytes)",
+		       PGTABLES_UNCHARGED, pgtable_charged);
+#else
 	if (pgtable_charged >= 0)
 		result("pt", "memcg-charge", pgtable_charged > 0 ? "PASS" : "FAIL",
 		       "memory.stat pagetables %lld bytes while running", pgtable_charged);
+#endif
 
 	failures += in_child(pt_cow_check);
 	failures += in_child(pt_thp_check);
