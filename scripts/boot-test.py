@@ -347,8 +347,9 @@ def main():
                     help="comma-separated runtime configs, NAME or NAME+VARIANT "
                          f"(variants: {', '.join(VARIANTS)}; default: %(default)s; 'all')")
     ap.add_argument("--trees", default="base,series", help="default: %(default)s")
-    ap.add_argument("--tests", default="pt,zram,swap,kselftest",
-                    help="rtinit tests to run (default: %(default)s)")
+    ap.add_argument("--tests", default="",
+                    help="rtinit tests to run (default: the config's '# tests:' line, "
+                         "else pt,zram,swap,kselftest)")
     ap.add_argument("--kselftests", default="",
                     help="mm selftests to put in the initramfs: a list, or +NAME,... "
                          "to add to the default list")
@@ -417,7 +418,9 @@ def main():
                 logf = os.path.join(OUT, f"{name}-{tree}.log")
                 log(f"{tag}: booting (log: {os.path.relpath(logf, TOP)})")
                 append = " ".join(filter(None, (VARIANT_APPEND.get(variant), args.append)))
-                secs, status = boot(cfg, image, cpio, args.tests, args.timeout, logf, append)
+                tests = args.tests or cfg.meta.get("tests", "pt,zram,swap,kselftest")
+                cell["tests"] = tests
+                secs, status = boot(cfg, image, cpio, tests, args.timeout, logf, append)
                 cell["seconds"] = round(secs, 1)
                 cell["qemu_status"] = status
                 cell.update(evaluate(logf, status))

@@ -84,7 +84,7 @@ class Config:
             for line in f:
                 line = line.rstrip("\n")
                 m = re.match(r"^#\s*(arch|kconfig|fragments|toolchain|"
-                             r"cross_compile|subarch|llvm|user_cc|image|console|qemu):\s*(.*)$", line)
+                             r"cross_compile|subarch|llvm|user_cc|image|console|qemu|tests):\s*(.*)$", line)
                 if m:
                     self.meta[m.group(1)] = m.group(2).strip()
                 elif re.match(r"^(CONFIG_\w+=.*|# CONFIG_\w+ is not set)$", line):
