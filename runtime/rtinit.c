@@ -401,7 +401,12 @@ static int verify(const char *p, unsigned long base, unsigned long len,
  */
 static int pt_round(struct ptworker *w, unsigned long gen)
 {
-	unsigned long len = pmd_span * 16;
+	/*
+	 * 16 PTE tables, or 8 on 32-bit: there each of three threads maps
+	 * three times the region's span for a moment, and m68k's whole
+	 * mmap area is 768 MiB.
+	 */
+	unsigned long len = pmd_span * (pud_span ? 16 : 8);
 	unsigned long span = pud_span ? pud_span : len * 2;
 	unsigned long step = page_size * 3;
 	char *res, *p, *q, *dst;
