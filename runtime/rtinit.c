@@ -402,9 +402,10 @@ static int verify(const char *p, unsigned long base, unsigned long len,
 static int pt_round(struct ptworker *w, unsigned long gen)
 {
 	/*
-	 * 16 PTE tables, or 8 on 32-bit: there each of three threads maps
-	 * three times the region's span for a moment, and m68k's whole
-	 * mmap area is 768 MiB.
+	 * 16 PTE tables, or 8 where no PUD boundary is used (32-bit, 64K
+	 * pages): there each of three threads maps three times the
+	 * region's span for a moment, and m68k's whole mmap area is
+	 * 768 MiB.
 	 */
 	unsigned long len = pmd_span * (pud_span ? 16 : 8);
 	unsigned long span = pud_span ? pud_span : len * 2;
@@ -1260,6 +1261,14 @@ static void setup(void)
 		if (fscanf(f, "%lu", &v) == 1 && v)
 			pmd_span = v;
 		fclose(f);
+	} else if (pmd_span > (32UL << 20)) {
+		/*
+		 * No THP to ask, and 64K pages: the guess (512 MiB) is wrong
+		 * for powerpc hash, whose PTE table maps 16 MiB, and 16 such
+		 * spans per worker do not fit in memory.  32 MiB keeps the
+		 * regions across several tables either way.
+		 */
+		pmd_span = 32UL << 20;
 	}
 	pud_span = sizeof(long) == 8 ? pmd_span * (page_size / 8) : 0;
 	if (pud_span > (1UL << 31))
