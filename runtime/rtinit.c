@@ -409,7 +409,13 @@ static int pt_round(struct ptworker *w, unsigned long gen)
 	 */
 	unsigned long len = pmd_span * (pud_span ? 16 : 8);
 	unsigned long span = pud_span ? pud_span : len * 2;
-	unsigned long step = page_size * 3;
+	/*
+	 * Every third page, but with 64K pages and large tables (powerpc
+	 * hash) at most 16 pages per table: 12 workers touching every
+	 * third 64K page of 256 MiB each overran the memcg's 256 MiB.
+	 */
+	unsigned long step = page_size > 16384 && pmd_span / 16 > page_size * 3 ?
+			     pmd_span / 16 : page_size * 3;
 	char *res, *p, *q, *dst;
 
 	/* reserve 2 spans, place the region across the boundary between them */
