@@ -55,6 +55,15 @@ verify_tarball()
 		die "$BASE_TARBALL: sha256 mismatch: expected $BASE_SHA256, found $found"
 }
 
+# no_auto_gc REPO: the base commit leaves some 78,000 loose objects, so
+# the first 'git am' or 'git commit' of any script would start an
+# automatic 'git gc' that packs all of them (minutes of CPU on 2 cores).
+# Nothing gains from a packed base; turn automatic gc off.
+no_auto_gc()
+{
+	git -C "$1" config gc.auto 0
+}
+
 base_is_ready()
 {
 	git -C "$LINUX" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 &&
@@ -87,6 +96,7 @@ Unpacked from $(basename "$BASE_TARBALL"), sha256 $BASE_SHA256."
 	LINUX=$top git_linux tag "$BASE_TAG"
 	LINUX=$top git_linux config harness.base-sha256 "$BASE_SHA256"
 	LINUX=$top git_linux config harness.base-version "$BASE_VERSION"
+	no_auto_gc "$top"
 
 	rm -rf "$LINUX"
 	mv "$top" "$LINUX"
@@ -96,6 +106,7 @@ Unpacked from $(basename "$BASE_TARBALL"), sha256 $BASE_SHA256."
 }
 
 if base_is_ready; then
+	no_auto_gc "$LINUX"
 	log "base tree present: $LINUX at $(git -C "$LINUX" rev-parse --short "$BASE_TAG")"
 	exit 0
 fi
