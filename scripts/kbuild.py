@@ -151,6 +151,11 @@ class Config:
             v["CC"] = f"ccache {cc}"
             if self.meta["toolchain"] == "clang":
                 v["HOSTCC"] = f"ccache {cc}"
+            elif not distcc_hosts():
+                # The host programs (kconfig, fixdep, modpost, dtc, ...)
+                # are the same for every config: compiled once, they come
+                # from ccache in every other build directory.
+                v["HOSTCC"] = "ccache gcc"
         elif distcc_hosts():
             v["CC"] = f"{DISTCC_WRAPPER} {cc}"
         return v
@@ -312,7 +317,12 @@ def show(cmd):
 
 def ccache_env():
     env = dict(os.environ)
-    env.update(CCACHE_BASEDIR=WORK, CCACHE_NOHASHDIR="1",
+    # Depend mode: on a miss, ccache takes the headers from the
+    # compiler's own -MMD output instead of running the preprocessor
+    # first; a cold kernel build is then no slower than one without
+    # ccache (mm/ and kernel/ on x86_64: 122 s in preprocessor mode,
+    # 92 s in depend mode, 96 s without ccache).
+    env.update(CCACHE_BASEDIR=WORK, CCACHE_NOHASHDIR="1", CCACHE_DEPEND="1",
                CCACHE_SLOPPINESS="time_macros,include_file_mtime,include_file_ctime",
                CCACHE_COMPILERCHECK="content")
     env.setdefault("CCACHE_MAXSIZE", "20G")

@@ -108,17 +108,6 @@ part_range()
 	[ -n "$first" ] && echo "$first $last"
 }
 
-# ccache shared between checkouts at different paths.
-setup_ccache()
-{
-	command -v ccache >/dev/null || { warn "ccache not found; builds will be cold"; return 0; }
-	export CCACHE_BASEDIR=$WORK
-	export CCACHE_NOHASHDIR=1
-	export CCACHE_SLOPPINESS=${CCACHE_SLOPPINESS:-time_macros,include_file_mtime,include_file_ctime}
-	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-20G}
-	export CCACHE_COMPILERCHECK=${CCACHE_COMPILERCHECK:-content}
-}
-
 # Self-built cross compilers (scripts/build-toolchain.sh) for the arches
 # Debian 12 ships none for.  They live outside the repository, keyed by
 # the versions of the two source packages they are built from.

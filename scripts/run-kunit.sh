@@ -43,7 +43,7 @@ for k in "${KUNITCONFIGS[@]}"; do
 done
 [ ${#args[@]} -gt 0 ] || exit 0
 
-export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
+export CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1 CCACHE_DEPEND=1
 mkdir -p "$RESULTS/kunit"
 rc=0
 for arch in "${arches[@]}"; do
