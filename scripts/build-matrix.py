@@ -131,12 +131,15 @@ class Matrix:
         if sel == "final":
             return {last}
         out = set()
-        for part in sel.split(","):
-            if ".." in part:
-                a, b = part.split("..")
-                out.update(range(int(a), int(b or last) + 1))
-            else:
-                out.add(int(part))
+        try:
+            for part in sel.split(","):
+                if ".." in part:
+                    a, b = part.split("..")
+                    out.update(range(int(a), int(b or last) + 1))
+                else:
+                    out.add(int(part))
+        except ValueError:
+            die(f"--steps {sel}: expected 'all', 'final' or step numbers like 0,3,5..9")
         return {i for i in out if i <= last}
 
     def targets(self, cfg, step, all_touched, cache):

@@ -7,6 +7,7 @@ config enables, parsing compiler warnings, and sending compiles to
 distcc helpers when DISTCC_HOSTS is set (see Documentation/distcc.md).
 """
 
+import fcntl
 import hashlib
 import os
 import re
@@ -387,13 +388,43 @@ def configure(cfg, jobs, env, tree=None):
     return None
 
 
+_LOCKS = {}
+
+
+def lock_worktree(path):
+    """Hold an exclusive lock on the worktree at PATH until this process
+    exits, so that two runs never check out commits in the same tree.
+    Dies, naming the holder, when another run has it."""
+    path = os.path.abspath(path)
+    if path in _LOCKS:
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    f = open(path + ".lock", "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.seek(0)
+        holder = f.read().strip() or "holder unknown"
+        die(f"work tree {path} is in use by another run ({holder}); "
+            "wait for it, or give this run its own TREE and BUILD")
+    f.truncate(0)
+    f.write(f"pid {os.getpid()}: {PROG}\n")
+    f.flush()
+    _LOCKS[path] = f
+
+
 def ensure_worktree(path):
-    """A detached worktree of the base repository at PATH, added at the
-    base if missing."""
+    """Lock the worktree of the base repository at PATH, adding it
+    (detached, at the base) if missing."""
+    lock_worktree(path)
     if not os.path.exists(os.path.join(path, ".git")):
         os.makedirs(os.path.dirname(path), exist_ok=True)
-        run(["git", "-C", LINUX, "worktree", "prune"])
-        run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", path, BASE_TAG])
+        # One 'worktree prune' + 'add' at a time in the repository: a
+        # prune beside another run's add could drop its new entry.
+        with open(os.path.join(LINUX, ".git", "harness-worktrees.lock"), "a") as lk:
+            fcntl.flock(lk, fcntl.LOCK_EX)
+            run(["git", "-C", LINUX, "worktree", "prune"])
+            run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", path, BASE_TAG])
 
 
 def worktree_changes(path):

@@ -83,13 +83,38 @@ series_entries()
 	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' "$SERIES" | grep -v '^$' || true
 }
 
-# ensure_worktree DIR: a detached worktree of the base repository at
-# DIR, added at the base if it does not exist yet.
+# lock_worktree DIR: hold an exclusive lock on the worktree at DIR until
+# the script exits, so that two runs never check out commits in the same
+# tree; die, naming the holder, when another run has it.
+LOCKED_TREES=" "
+lock_worktree()
+{
+	local dir holder fd
+	dir=$(realpath -m -s "$1")
+	case $LOCKED_TREES in *" $dir "*) return 0 ;; esac
+	mkdir -p "$(dirname "$dir")"
+	exec {fd}>>"$dir.lock"
+	if ! flock -n "$fd"; then
+		holder=$(cat "$dir.lock" 2>/dev/null)
+		die "work tree $dir is in use by another run (${holder:-holder unknown}); wait for it, or give this run its own TREE and BUILD"
+	fi
+	printf 'pid %s: %s\n' "$$" "$PROG" >"$dir.lock"
+	LOCKED_TREES="$LOCKED_TREES$dir "
+}
+
+# ensure_worktree DIR: lock the worktree of the base repository at DIR,
+# adding it (detached, at the base) if it does not exist yet.
 ensure_worktree()
 {
+	lock_worktree "$1"
 	[ -e "$1/.git" ] && return 0
-	git -C "$LINUX" worktree prune
-	git_linux worktree add -q -f --detach "$1" "$BASE_TAG"
+	# One 'worktree prune' + 'add' at a time in the repository: a prune
+	# beside another run's add could drop its new entry.
+	(
+		flock 9
+		git -C "$LINUX" worktree prune
+		git_linux worktree add -q -f --detach "$1" "$BASE_TAG"
+	) 9>>"$LINUX/.git/harness-worktrees.lock"
 }
 
 # part_range PART ENTRIES COMMITS: print "first last", the commits of

@@ -159,3 +159,26 @@ PY
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"step 0 (base) is not the tree"* ]]
 }
+
+@test "a work tree in use by another run is refused, and left as it was" {
+	make_series "$BATS_TEST_TMPDIR/s"
+	"$TOP/scripts/apply-series.sh"
+	mkdir -p "$(dirname "$TREE")"
+	# Another run holds the tree: its lock file stays open on fd 9.
+	exec 9>>"$TREE.lock"
+	flock -n 9
+	echo "pid 1: another-run" >"$TREE.lock"
+	head=$(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo none)
+	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/build-matrix.py" \
+		--steps 0 --configs x86_64
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"work tree $TREE is in use by another run (pid 1: another-run)"* ]]
+	run "$TOP/scripts/check-ptdesc-cocci.sh" "$BASE_TAG"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"work tree $TREE is in use by another run"* ]]
+	[ "$(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo none)" = "$head" ]
+	[ ! -e "$BATS_TEST_TMPDIR/r/matrix.json" ]
+	# Released, the tree is free again: the refused runs hold nothing.
+	exec 9>&-
+	flock -n "$TREE.lock" true
+}
