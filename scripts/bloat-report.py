@@ -14,6 +14,14 @@ at the head of the series in build directories of their own, then:
     addresses and symbol offsets normalised, and list the ones whose
     code differs, with their sizes.
 
+With --runtime NAME the kernels are those of the runtime test's config
+configs/runtime/NAME.config (a matrix row plus the debug fragment),
+in the build directories scripts/boot-test.py uses: after a boot test
+they are already built, so the comparison costs no compile.  'make
+test' does this for x86_64; 'make bloat' builds the matrix rows.  The
+functions of objects that only the series builds (its KUnit suites,
+which the runtime configs turn on) are left out of the sum and listed.
+
 Results: RESULTS/bloat/CONFIG.bloat-o-meter.txt, RESULTS/bloat/CONFIG.FUNC.diff
 for each differing function, RESULTS/bloat/bloat.md and bloat.json.
 Prints 'PASS|FAIL|SKIP bloat/CONFIG/...: detail' lines.
@@ -58,6 +66,25 @@ def symbols(tool, vmlinux):
     return syms
 
 
+def own_objects(series_dir, base_dir):
+    """Objects the series build has and the base build does not."""
+    def objs(top):
+        found = set()
+        for d, _, files in os.walk(top):
+            for f in files:
+                if f.endswith(".o") and not f.startswith((".", "vmlinux")) and \
+                        f != "built-in.o":
+                    found.add(os.path.relpath(os.path.join(d, f), top))
+        return found
+    return sorted(objs(series_dir) - objs(base_dir))
+
+
+def object_functions(tool, obj):
+    out = run([tool + "nm", "--defined-only", obj], check=False).stdout
+    return {f[2] for f in (line.split() for line in out.splitlines())
+            if len(f) == 3 and f[1] in "tT"}
+
+
 def disasm(tool, vmlinux, addr, size):
     out = run([tool + "objdump", "-d", "--no-show-raw-insn",
                f"--start-address={addr:#x}", f"--stop-address={addr + size:#x}",
@@ -78,7 +105,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--configs", default="x86_64", help="default: %(default)s")
+    ap.add_argument("--configs", default="x86_64",
+                    help="matrix rows, comma-separated (default: %(default)s)")
+    ap.add_argument("--runtime", default="",
+                    help="runtime configs instead of matrix rows (the boot test's kernels)")
     ap.add_argument("--bound", type=float, default=0.01,
                     help=".text growth allowed, in percent (default: %(default)s)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
@@ -86,11 +116,18 @@ def main():
     env = ccache_env()
     os.makedirs(OUT, exist_ok=True)
     report, bad = [], 0
-    for name in args.configs.split(","):
-        path = os.path.join(CONFIGS, name + ".config")
+    if args.runtime:
+        # label, config file, build directory of each tree
+        rows = [("runtime-" + n, os.path.join(CONFIGS, "runtime", n + ".config"),
+                 lambda t, n=n: os.path.join(BUILD, "runtime", f"{n}-{t}"))
+                for n in args.runtime.split(",")]
+    else:
+        rows = [(n, os.path.join(CONFIGS, n + ".config"),
+                 lambda t, n=n: os.path.join(BUILD, "bloat", f"{n}-{t}"))
+                for n in args.configs.split(",")]
+    for name, path, builddir in rows:
         rec = {"config": name}
-        cfgs = {t: Config(path, builddir=os.path.join(BUILD, "bloat", f"{name}-{t}"))
-                for t in ("base", "series")}
+        cfgs = {t: Config(path, builddir=builddir(t)) for t in ("base", "series")}
         try:
             cfgs["base"].compiler()
         except LookupError as e:
@@ -127,6 +164,17 @@ def main():
         # text, for one) absorb small changes; the second sees every byte
         # and is the one held to the bound.
         syms = {t: symbols(tool, v) for t, v in vm.items()}
+        own = own_objects(cfgs["series"].builddir, cfgs["base"].builddir)
+        if own:
+            left_out = set()
+            for o in own:
+                left_out |= object_functions(tool, os.path.join(cfgs["series"].builddir, o))
+            left_out -= set(syms["base"])
+            for fn in left_out:
+                syms["series"].pop(fn, None)
+            rec["left_out"] = {"objects": own, "functions": len(left_out)}
+            print(f"  {name}: left out {len(left_out)} functions of objects only the series "
+                  f"builds: {', '.join(own)}", flush=True)
         section = {t: text_size(tool, v) for t, v in vm.items()}
         funcs = {t: sum(size for _, size in syms[t].values()) for t in vm}
         delta = funcs["series"] - funcs["base"]

@@ -94,7 +94,8 @@ summary()
 	[ "$f" -eq 0 ] && [ "$1" -eq 0 ]
 }
 # A check that crashed the run counts as a failure too.
-trap 'rc=$?; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
+lane_pid=
+trap 'rc=$?; [ -z "$lane_pid" ] || kill "$lane_pid" 2>/dev/null; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
 
 step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
 	exit 1
@@ -102,6 +103,80 @@ step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-ba
 step "apply: git am of series" "$TOP/scripts/apply-series.sh" || exit 1
 step "apply: quilt push -a --fuzz=0 matches git am" "$TOP/scripts/check-quilt.sh" || true
 step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
+
+# boots NAME JSON: one record per boot (config and tree) and per check.
+boots()
+{
+	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
+import json, sys
+for c in json.load(open(sys.argv[1])):
+    name = "boot/%s/%s" % (c["config"], c["tree"])
+    took = " in %.0f s" % c["seconds"] if "seconds" in c else ""
+    print("%s %s: %s%s" % (c["verdict"], name, c.get("reason") or "booted, every check verified", took))
+    for k, (v, d) in sorted(c.get("checks", {}).items()):
+        print("%s %s/%s: %s" % (v, name, k, d))
+    for k, v in c.get("kunit", {}).items():
+        print("%s %s/kunit/%s" % (v, name, k))
+PY
+}
+
+# checker NAME CMD...: a checker that prints PASS/FAIL/SKIP lines and
+# exits 0 or 1 (the lines say what failed); another exit status is a
+# failure of its own.  Output in $RESULTS/logs/NAME.log.
+checker()
+{
+	local name=$1 rc
+	shift
+	set +e
+	"$@" 2>&1 | tee "$RESULTS/logs/$name.log" | lines
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" -le 1 ] || record FAIL "$name" "exited with $rc; see $RESULTS/logs/$name.log"
+}
+
+# runtime_lane: the runtime test (base and series booted under QEMU,
+# stressed side by side), the code-size check on its kernels and the
+# KUnit suites under UML.  None of it uses the matrix's work tree or
+# build directories, so it runs in the background beside the matrix:
+# a cold run on 2 cores leaves a quarter of the CPU idle in the
+# configure, checkout and git steps, which the lane fills.  Its lines
+# are printed as one block when it has finished.
+runtime_lane()
+{
+	local rc
+	# Runtime: base and series booted under QEMU, stressed side by side.
+	log "runtime test under QEMU: ${BOOT_CONFIGS:=x86_64} (base and series)"
+	set +e
+	"$TOP/scripts/boot-test.py" -j"$JOBS" --configs "$BOOT_CONFIGS" 2>&1 |
+		tee "$RESULTS/logs/boot.log"
+	rc=${PIPESTATUS[0]}
+	set -e
+	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
+	boots boot "$RESULTS/boot/boot.json"
+
+	# Code size: the functions of the series' vmlinux within 0.01% of
+	# the base's, on the runtime test's x86_64 kernels just built
+	# (BLOAT_CONFIGS names matrix rows to build instead).
+	if [ -n "${BLOAT_CONFIGS:-}" ]; then
+		bloat_what=(--configs "$BLOAT_CONFIGS")
+	else
+		bloat_what=(--runtime x86_64)
+	fi
+	checker bloat "$TOP/scripts/bloat-report.py" -j"$JOBS" "${bloat_what[@]}"
+
+	# The series' KUnit suites under UML with kunit.py run.  Under QEMU
+	# x86_64 they run at boot in the runtime test's series kernel above,
+	# parsed with kunit.py parse (one kernel build fewer than kunit.py
+	# run --arch=x86_64, which 'make kunit' also does).
+	checker kunit "$TOP/scripts/run-kunit.sh" um
+}
+
+if [ "$mode" = test ]; then
+	lane_out=$RESULTS/logs/runtime-lane.out
+	log "runtime lane in the background: QEMU boots, code size, KUnit (UML); output: $lane_out"
+	runtime_lane >"$lane_out" 2>&1 &
+	lane_pid=$!
+fi
 
 # matrix NAME ARGS...: a build-matrix run with its own results directory.
 matrix()
@@ -122,11 +197,10 @@ matrix()
 
 # The CI tier: every step on x86_64 with sparse; every zsdesc step on a
 # 32-bit HIGHMEM, an arm64 and a big-endian config; the final state on
-# every config; a full link on x86_64 (the runtime test links x86_64
-# and the bloat check links it at the base as well).  The i386 and
-# arm64 links moved to 'make matrix', the full tier, to keep a cold
-# 'make test' within 45 minutes on 2 cores once the runtime test, the
-# bloat check and KUnit joined it.
+# every config; a full link on x86_64 (the runtime lane links its own
+# x86_64 kernels, base and series, with the debug options).  The i386
+# and arm64 links are in 'make matrix', the full tier, to keep a cold
+# 'make test' within 45 minutes on 2 cores.
 CI_SPARSE_CONFIGS=${CI_SPARSE_CONFIGS:-x86_64}
 CI_ZSDESC_CONFIGS=${CI_ZSDESC_CONFIGS:-i386-pae,arm64-4k,s390}
 CI_LINK_CONFIGS=${CI_LINK_CONFIGS:-x86_64}
@@ -134,10 +208,14 @@ matrix matrix-steps-sparse --steps all --sparse --configs "$CI_SPARSE_CONFIGS"
 if series_entries | grep -q '^zsdesc/'; then
 	matrix matrix-steps-zsdesc --part zsdesc --configs "$CI_ZSDESC_CONFIGS"
 fi
+# Layout: offsets of struct ptdesc per config at the head.  It runs
+# before the final-state matrix, which then finds every config
+# configured and prepared at the same tree: run after it, the checkout
+# of the base for its warnings made every config prepare again.
+"$TOP/scripts/layout-report.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/layout.log" | lines
 matrix matrix-final --steps final --link "$CI_LINK_CONFIGS"
 
-# Layout: offsets of struct ptdesc per config, and the asserts firing.
-"$TOP/scripts/layout-report.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/layout.log" | lines
+# The asserts firing.
 "$TOP/scripts/check-asserts-fire.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/asserts.log" | lines
 
 # Page-table state through struct page: found at the base, gone at the
@@ -167,42 +245,11 @@ fi
 step "mail: write one mbox per part" "$TOP/scripts/make-mail.sh" || true
 "$TOP/scripts/check-mail.sh" 2>&1 | lines
 
-# boots NAME JSON: one record per boot (config and tree) and per check.
-boots()
-{
-	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
-import json, sys
-for c in json.load(open(sys.argv[1])):
-    name = "boot/%s/%s" % (c["config"], c["tree"])
-    took = " in %.0f s" % c["seconds"] if "seconds" in c else ""
-    print("%s %s: %s%s" % (c["verdict"], name, c.get("reason") or "booted, every check verified", took))
-    for k, (v, d) in sorted(c.get("checks", {}).items()):
-        print("%s %s/%s: %s" % (v, name, k, d))
-    for k, v in c.get("kunit", {}).items():
-        print("%s %s/kunit/%s" % (v, name, k))
-PY
-}
-
 if [ "$mode" = test ]; then
-	# Runtime: base and series booted under QEMU, stressed side by side.
-	log "runtime test under QEMU: ${BOOT_CONFIGS:=x86_64} (base and series)"
-	set +e
-	"$TOP/scripts/boot-test.py" -j"$JOBS" --configs "$BOOT_CONFIGS" 2>&1 |
-		tee "$RESULTS/logs/boot.log"
-	rc=${PIPESTATUS[0]}
-	set -e
-	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
-	boots boot "$RESULTS/boot/boot.json"
-
-	# Code size: x86_64 vmlinux .text of the series within 0.01% of the base.
-	"$TOP/scripts/bloat-report.py" -j"$JOBS" --configs "${BLOAT_CONFIGS:-x86_64}" 2>&1 |
-		tee "$RESULTS/logs/bloat.log" | lines
-
-	# The series' KUnit suites under UML with kunit.py run.  Under QEMU
-	# x86_64 they run at boot in the runtime test's series kernel above,
-	# parsed with kunit.py parse (one kernel build fewer than kunit.py
-	# run --arch=x86_64, which 'make kunit' also does).
-	"$TOP/scripts/run-kunit.sh" um 2>&1 | tee "$RESULTS/logs/kunit.log" | lines
+	log "waiting for the runtime lane"
+	wait "$lane_pid" || record FAIL "runtime lane" "exited with $?; see $lane_out"
+	lane_pid=
+	sed -e '/^    RT/d' "$lane_out"
 
 	# The matrix through two distccd helpers on loopback: same verdicts
 	# and objects as a local run, also when a helper dies mid-run.
