@@ -33,6 +33,15 @@ JOBS=${JOBS:-$(nproc)}
 export JOBS
 start=$(date +%s)
 
+# Progress lines carry the time since the start (minutes:seconds): what
+# a run spends its time on shows in its output.
+log()
+{
+	local t
+	t=$(( $(date +%s) - start ))
+	printf '%s: [%d:%02d] %s\n' "$PROG" $(( t / 60 )) $(( t % 60 )) "$*"
+}
+
 record()
 {
 	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"
@@ -125,13 +134,16 @@ PY
 # failure of its own.  Output in $RESULTS/logs/NAME.log.
 checker()
 {
-	local name=$1 rc
+	local name=$1 rc t0
 	shift
+	t0=$(date +%s)
+	log "$name: $(basename "$1")"
 	set +e
 	"$@" 2>&1 | tee "$RESULTS/logs/$name.log" | lines
 	rc=${PIPESTATUS[0]}
 	set -e
 	[ "$rc" -le 1 ] || record FAIL "$name" "exited with $rc; see $RESULTS/logs/$name.log"
+	log "$name: done in $(( $(date +%s) - t0 ))s"
 }
 
 # runtime_lane: the runtime test (base and series booted under QEMU,
@@ -153,6 +165,7 @@ runtime_lane()
 	set -e
 	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
 	boots boot "$RESULTS/boot/boot.json"
+	log "runtime test: done"
 
 	# Code size: the functions of the series' vmlinux within 0.01% of
 	# the base's, on the runtime test's x86_64 kernels just built
@@ -181,8 +194,9 @@ fi
 # matrix NAME ARGS...: a build-matrix run with its own results directory.
 matrix()
 {
-	local name=$1 rc
+	local name=$1 rc t0
 	shift
+	t0=$(date +%s)
 	log "build matrix ($name): $*"
 	rm -f "$RESULTS/$name/matrix.json"
 	set +e
@@ -193,6 +207,7 @@ matrix()
 	# 0: all cells passed, 1: some cell failed (recorded below).
 	[ "$rc" -le 1 ] || record FAIL "matrix/$name" "build-matrix.py exited with $rc; see $RESULTS/logs/$name.log"
 	cells "matrix/$name" "$RESULTS/$name/matrix.json"
+	log "build matrix ($name): done in $(( $(date +%s) - t0 ))s"
 }
 
 # The CI tier: every step on x86_64 with sparse; every zsdesc step on a
