@@ -227,11 +227,11 @@ fi
 # before the final-state matrix, which then finds every config
 # configured and prepared at the same tree: run after it, the checkout
 # of the base for its warnings made every config prepare again.
-"$TOP/scripts/layout-report.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/layout.log" | lines
+checker layout "$TOP/scripts/layout-report.py" -j"$JOBS"
 matrix matrix-final --steps final --link "$CI_LINK_CONFIGS"
 
 # The asserts firing.
-"$TOP/scripts/check-asserts-fire.py" -j"$JOBS" 2>&1 | tee "$RESULTS/logs/asserts.log" | lines
+checker asserts "$TOP/scripts/check-asserts-fire.py" -j"$JOBS"
 
 # Page-table state through struct page: found at the base, gone at the
 # end once struct page no longer declares the page-table members.
@@ -258,7 +258,7 @@ fi
 
 # Mail: one mbox per part; each applies alone to the base.
 step "mail: write one mbox per part" "$TOP/scripts/make-mail.sh" || true
-"$TOP/scripts/check-mail.sh" 2>&1 | lines
+checker mail "$TOP/scripts/check-mail.sh"
 
 if [ "$mode" = test ]; then
 	log "waiting for the runtime lane"
@@ -268,7 +268,7 @@ if [ "$mode" = test ]; then
 
 	# The matrix through two distccd helpers on loopback: same verdicts
 	# and objects as a local run, also when a helper dies mid-run.
-	"$TOP/scripts/check-distcc.py" 2>&1 | tee "$RESULTS/logs/distcc.log" | lines
+	checker distcc "$TOP/scripts/check-distcc.py"
 
 	log "tests of the harness (bats)"
 	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.log" | while IFS= read -r l; do
