@@ -303,9 +303,29 @@ def ident(obj):
     return "; ".join(found) if found else "no .comment"
 
 
-def make_cmd(cfg, targets, jobs, tree=None, keep_going=True):
+def relative_prefix_map(tree, builddir):
+    """-fmacro-prefix-map for the tree as ccache shows it to the compiler.
+
+    With CCACHE_BASEDIR, ccache rewrites the absolute paths of the
+    command line relative to the build directory ('../../tree/mm/
+    memory.c') and, in its preprocessor mode, compiles with them.  The
+    kernel's own -fmacro-prefix-map=$(srctree)/= then no longer matches,
+    and __FILE__ in every WARN() and BUG() is '../../tree/mm/memory.c'
+    instead of 'mm/memory.c'.  Depend mode compiles with the original
+    paths, under the same cache key: which object a hit returns would
+    depend on which mode stored it.  Mapping the relative form too
+    makes both give the object a build without ccache gives."""
+    rel = os.path.relpath(os.path.realpath(tree), os.path.realpath(builddir))
+    return f"-fmacro-prefix-map={rel}/="
+
+
+def make_cmd(cfg, targets, jobs, tree=None, keep_going=True, relmap=True):
+    tree = tree or TREE
     v = cfg.make_vars()
-    cmd = ["make", "-C", tree or TREE, f"-j{jobs}"]
+    if relmap and v.get("CC", "").startswith("ccache "):
+        v["KCFLAGS"] = " ".join(filter(None, (os.environ.get("KCFLAGS"),
+                                              relative_prefix_map(tree, cfg.builddir))))
+    cmd = ["make", "-C", tree, f"-j{jobs}"]
     if keep_going:
         cmd.append("-k")
     cmd += [f"{k}={val}" for k, val in v.items()]

@@ -71,9 +71,15 @@ for arch in "${arches[@]}"; do
 	log "$arch: building and running (log: $out)"
 	t0=$(date +%s)
 	set +e
+	# The relative form of the tree too: see relative_prefix_map() in
+	# kbuild.py.
+	mkdir -p "$BUILD/kunit-$arch"
+	relmap=-fmacro-prefix-map=$(realpath --relative-to="$BUILD/kunit-$arch" "$tree")/=
 	(cd "$tree" && ./tools/testing/kunit/kunit.py run --arch="$arch" \
 		--build_dir="$BUILD/kunit-$arch" --jobs="$JOBS" --timeout=600 \
-		--make_options CC="ccache ${cross}gcc" "${args[@]}" "${extra[@]}") \
+		--make_options CC="ccache ${cross}gcc" \
+		--make_options KCFLAGS="${KCFLAGS:+$KCFLAGS }$relmap" \
+		"${args[@]}" "${extra[@]}") \
 		>"$out" 2>&1 </dev/null
 	status=$?
 	set -e

@@ -233,6 +233,11 @@ matrix matrix-final --steps final --link "$CI_LINK_CONFIGS"
 # The asserts firing.
 checker asserts "$TOP/scripts/check-asserts-fire.py" -j"$JOBS"
 
+# Objects built through the shared ccache are those a build without it
+# makes, whichever mode of ccache stored them (in the asserts' tree and
+# build directory, configured by now).
+checker ccache "$TOP/scripts/check-ccache-objects.py" -j"$JOBS"
+
 # Page-table state through struct page: found at the base, gone at the
 # end once struct page no longer declares the page-table members.
 step "ptdesc: the Coccinelle check finds page-table state in struct page at the base" \
