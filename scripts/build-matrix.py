@@ -194,10 +194,12 @@ class Matrix:
         cmd = make_cmd(cfg, built, self.args.jobs)
         if self.args.sparse:
             cmd.append("C=1")
-        if step["index"] == 0:
-            # The base sets the warning baseline: rebuild every object
-            # (ccache replays the compiler's output) so that a build
-            # directory left by an earlier run cannot hide one.
+        if step["index"] == 0 or step.get("from_base"):
+            # The base sets the warning baseline, and a step built
+            # against the base (the final state) answers for every
+            # warning of its objects: rebuild them all (ccache replays
+            # the compiler's output) so that objects an earlier run left
+            # up to date cannot hide one, nor skip sparse.
             for o in built:
                 try:
                     os.unlink(os.path.join(cfg.builddir, o))
@@ -288,6 +290,7 @@ class Matrix:
         for st in steps[1:]:
             if st["index"] in wanted_steps:
                 st["files"] = git("diff", "--name-only", prev["commit"], st["commit"]).split()
+                st["from_base"] = prev is steps[0] and st["index"] > 1
                 prev = st
         link_cfgs = set(self.args.link.split(",")) if self.args.link else set()
         if "all" in link_cfgs:

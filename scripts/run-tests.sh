@@ -77,16 +77,18 @@ lines()
 	done
 }
 
-# cells NAME JSON: one record per matrix cell (N/A cells are not tests).
-# A run that left no readable JSON is one failure.
+# cells NAME JSON [TAG]: one record per matrix cell (N/A cells are not
+# tests), 'matrix/CONFIG/[TAG ]step N'.  A run that left no readable
+# JSON is one failure.
 cells()
 {
-	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
+	python3 - "$2" "${3:-}" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
 import json, sys
+tag = sys.argv[2] + " " if sys.argv[2] else ""
 for c in json.load(open(sys.argv[1]))["cells"]:
     if c["status"] == "N/A":
         continue
-    what = "link" if c["kind"] == "link" else "step %d" % c["step"]
+    what = "link" if c["kind"] == "link" else "%sstep %d" % (tag, c["step"])
     reason = ": " + c["reason"] if c["reason"] else ""
     print("%s matrix/%s/%s%s" % (c["status"], c["config"], what, reason))
 PY
@@ -206,25 +208,30 @@ matrix()
 	set -e
 	# 0: all cells passed, 1: some cell failed (recorded below).
 	[ "$rc" -le 1 ] || record FAIL "matrix/$name" "build-matrix.py exited with $rc; see $RESULTS/logs/$name.log"
-	cells "matrix/$name" "$RESULTS/$name/matrix.json"
+	cells "matrix/$name" "$RESULTS/$name/matrix.json" "$(case "$*" in *--sparse*) echo sparse;; esac)"
 	log "build matrix ($name): done in $(( $(date +%s) - t0 ))s"
 }
 
-# The CI tier: every step on x86_64 with sparse; every zsdesc step on a
-# 32-bit HIGHMEM config (zsmalloc maps its pages with kmap there); the
-# final state on every config; a full link on x86_64.  In 'make test'
+# The CI tier: every step on x86_64; sparse on the final state of
+# x86_64, every object the series touches, against the base (per step
+# it cost a third of the x86_64 steps' time, warm or cold: ccache does
+# not cache sparse); every zsdesc step on a 32-bit HIGHMEM config
+# (zsmalloc maps its pages with kmap there); the final state on every
+# config; a full link on x86_64.  In 'make test'
 # that link is the runtime lane's: its x86_64 kernels, base and series,
 # with THP, MEMCG, hugetlb, zsmalloc and the debug options, so the
 # matrix links no row there (CI_LINK_CONFIGS names rows to link).  The
 # zsdesc steps on arm64 and s390 and the links of every row are in
 # 'make matrix', the full tier: a cold 'make test' has 45 minutes on 2
 # cores.
+CI_STEPS_CONFIGS=${CI_STEPS_CONFIGS:-x86_64}
 CI_SPARSE_CONFIGS=${CI_SPARSE_CONFIGS:-x86_64}
 CI_ZSDESC_CONFIGS=${CI_ZSDESC_CONFIGS:-i386-pae}
 default_link=x86_64
 [ "$mode" = check ] || default_link=
 CI_LINK_CONFIGS=${CI_LINK_CONFIGS-$default_link}
-matrix matrix-steps-sparse --steps all --sparse --configs "$CI_SPARSE_CONFIGS"
+matrix matrix-steps --steps all --configs "$CI_STEPS_CONFIGS"
+matrix matrix-sparse --steps final --sparse --configs "$CI_SPARSE_CONFIGS"
 if series_entries | grep -q '^zsdesc/'; then
 	matrix matrix-steps-zsdesc --part zsdesc --configs "$CI_ZSDESC_CONFIGS"
 fi
