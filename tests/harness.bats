@@ -10,8 +10,12 @@ setup()
 	export SERIES_BRANCH=harness-test
 	# A work tree and build directories of their own, so that these
 	# tests can run beside a matrix run without either seeing the
-	# other's checkouts.
-	export TREE=$WORK/harness-tree BUILD=$WORK/build-harness
+	# other's checkouts.  They sit as work/tree and work/build do
+	# (build/<config> is ../../tree from the tree's point of view), so
+	# the compiler sees the same relative paths and the objects the
+	# matrix built come from ccache.
+	export TREE=$WORK/harness/tree BUILD=$WORK/harness/build
+	mkdir -p "$WORK/harness"
 	export SERIES=$BATS_TEST_TMPDIR/s/series
 	export PATCHES=$BATS_TEST_TMPDIR/s/patches
 }
