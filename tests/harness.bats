@@ -128,6 +128,25 @@ teardown()
 	[[ "$(cell "$j" arm64-4k 4)" == "FAIL 1 new warning(s): arch/arm64/mm/mmu.c: "*"harness_unused"* ]]
 }
 
+@test "a sparse warning the series adds fails the final state under --sparse only" {
+	# A cast that drops __user: gcc is silent, sparse is not.
+	one=$(commit_edit "$BASE_TAG" mm/pgtable-generic.c \
+		'$a\\nint harness_peek(void __user *p);\nint harness_peek(void __user *p)\n{\n\treturn *(int *)p;\n}' \
+		"mm: read a user pointer directly")
+	two=$(commit_edit "$one" mm/pgtable-generic.c '1a\/* harness test */' "mm: touch generic code")
+	make_series "$BATS_TEST_TMPDIR/s" "$one" "$two"
+	"$TOP/scripts/apply-series.sh"
+	run env RESULTS="$BATS_TEST_TMPDIR/plain" "$TOP/scripts/build-matrix.py" \
+		--steps final --configs x86_64
+	[ "$status" -eq 0 ]
+	[[ "$(cell "$BATS_TEST_TMPDIR/plain/matrix.json" x86_64 2)" == PASS* ]]
+	# The objects are up to date now: the final cell must still see them.
+	run env RESULTS="$BATS_TEST_TMPDIR/sparse" "$TOP/scripts/build-matrix.py" \
+		--steps final --sparse --configs x86_64
+	[ "$status" -ne 0 ]
+	[[ "$(cell "$BATS_TEST_TMPDIR/sparse/matrix.json" x86_64 2)" == "FAIL 1 new warning(s): mm/pgtable-generic.c: "*"address space"* ]]
+}
+
 # A matrix.json of the base tag with one PASS cell per config named, its
 # step 0 built from COMMIT.
 fake_matrix()
