@@ -29,7 +29,6 @@ each object built, jobs a distcc helper failed).
 """
 
 import argparse
-import hashlib
 import json
 import os
 import re
@@ -41,17 +40,10 @@ from kbuild import (  # noqa: E402
     BRANCH, BASE_TAG, CONFIGS, LINUX, RESULTS, SERIES, TREE, Config,
     CANARIES, affects, ccache_env, check_distcc_helpers, configure, die, distcc_hosts,
     first_error, git, object_enabled, worktree_changes,
-    log, make_cmd, objects_for, parse_warnings, run, show, step_objects)
+    log, make_cmd, objects_for, parse_warnings, run, sha256, show, step_objects)
 
 # The part of 'series' that carries fixes for the base itself.
 FIXES_PART = "fixes"
-
-
-def sha256(path):
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        h.update(f.read())
-    return h.hexdigest()
 
 
 # What the distcc client prints when a helper fails it (refused,

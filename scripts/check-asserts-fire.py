@@ -24,10 +24,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
-    BRANCH, BUILD, CONFIGS, WORK, Config, ccache_env, configure,
-    ensure_worktree, git, log, make_cmd, run, show)
-
-MUTANT = os.environ.get("MUTANT", os.path.join(WORK, "mutant"))
+    BRANCH, BUILD, CONFIGS, MUTANT, Config, ccache_env, configure,
+    git, log, make_cmd, mutant_worktree, run, show)
 
 # MEMCG off, with what depends on it.
 NOMEMCG = ["# CONFIG_MEMCG is not set", "# CONFIG_MEMCG_KMEM is not set"]
@@ -82,8 +80,7 @@ def main():
     env = ccache_env()
     commit = git("rev-parse", args.commit)
 
-    ensure_worktree(MUTANT)
-    run(["git", "-C", MUTANT, "checkout", "-q", "-f", "--detach", commit])
+    mutant_worktree(commit)
 
     failed = 0
     for desc, (path, struct, field, obj) in DESCRIPTORS.items():

@@ -25,23 +25,16 @@ harness's own, so the build directory is left as it was.
 """
 
 import argparse
-import hashlib
 import os
 import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
-    BRANCH, BUILD, CONFIGS, WORK, Config, ccache_env, configure,
-    ensure_worktree, git, log, make_cmd, run, show)
+    BRANCH, BUILD, CONFIGS, MUTANT, Config, ccache_env, configure,
+    git, log, make_cmd, mutant_worktree, run, sha256, show)
 
-MUTANT = os.environ.get("MUTANT", os.path.join(WORK, "mutant"))
 OBJECTS = ["mm/pgtable-generic.o"]
-
-
-def digest(path):
-    with open(path, "rb") as f:
-        return hashlib.sha256(f.read()).hexdigest()
 
 
 def file_names(path):
@@ -63,7 +56,7 @@ def build(cfg, cmd, env):
     p = run(cmd, env=env, check=False)
     if p.returncode:
         return None, f"make failed: {show(cmd)}"
-    return {o: digest(os.path.join(cfg.builddir, o)) for o in OBJECTS}, None
+    return {o: sha256(os.path.join(cfg.builddir, o)) for o in OBJECTS}, None
 
 
 def result(status, name, reason):
@@ -94,7 +87,8 @@ def check(cfg, jobs, env):
             got[way], err = build(cfg, c, e)
             if err:
                 return result("FAIL", name, f"{way}: {err}")
-            names[way] = file_names(os.path.join(cfg.builddir, OBJECTS[0]))
+            if way in ("plain", "no-relmap"):
+                names[way] = file_names(os.path.join(cfg.builddir, OBJECTS[0]))
     finally:
         if "hit" not in got:
             build(cfg, cmd, env)
@@ -125,8 +119,7 @@ def main():
     env = ccache_env()
     commit = git("rev-parse", args.commit)
 
-    ensure_worktree(MUTANT)
-    run(["git", "-C", MUTANT, "checkout", "-q", "-f", "--detach", commit])
+    mutant_worktree(commit)
     failed = 0
     for name in args.configs.split(","):
         cfg = Config(os.path.join(CONFIGS, name + ".config"))

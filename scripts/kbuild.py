@@ -22,6 +22,9 @@ LINUX = os.environ.get("LINUX", os.path.join(WORK, "linux"))
 BUILD = os.environ.get("BUILD", os.path.join(WORK, "build"))
 TREE = os.environ.get("TREE", os.path.join(WORK, "tree"))
 RESULTS = os.environ.get("RESULTS", os.path.join(WORK, "results"))
+# The scratch worktree of the checks that edit or rebuild objects on
+# purpose (check-asserts-fire.py, check-ccache-objects.py).
+MUTANT = os.environ.get("MUTANT", os.path.join(WORK, "mutant"))
 SERIES = os.environ.get("SERIES", os.path.join(TOP, "series"))
 CONFIGS = os.environ.get("CONFIGS", os.path.join(TOP, "configs"))
 BRANCH = os.environ.get("SERIES_BRANCH", "series")
@@ -445,6 +448,21 @@ def ensure_worktree(path):
             fcntl.flock(lk, fcntl.LOCK_EX)
             run(["git", "-C", LINUX, "worktree", "prune"])
             run(["git", "-C", LINUX, "worktree", "add", "-f", "--detach", path, BASE_TAG])
+
+
+def mutant_worktree(commit):
+    """Lock the MUTANT worktree and check COMMIT out in it, dropping
+    what an interrupted run left changed."""
+    ensure_worktree(MUTANT)
+    run(["git", "-C", MUTANT, "checkout", "-q", "-f", "--detach", commit])
+
+
+def sha256(path):
+    """The sha256 of a file (an object), in hex."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        h.update(f.read())
+    return h.hexdigest()
 
 
 def worktree_changes(path):
