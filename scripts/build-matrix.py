@@ -353,7 +353,8 @@ class Matrix:
             "branch": BRANCH, "elapsed": round(elapsed, 1),
             "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
             "jobs": self.args.jobs, "steps": self.args.steps,
-            "link": self.args.link, "patches": len(steps) - 1,
+            "link": self.args.link, "sparse": self.args.sparse,
+            "patches": len(steps) - 1,
             "distcc_hosts": distcc_hosts(),
             "cells": [{k: v for k, v in c.items() if not k.startswith("_")}
                       for c in self.cells],

@@ -77,15 +77,16 @@ lines()
 	done
 }
 
-# cells NAME JSON [TAG]: one record per matrix cell (N/A cells are not
-# tests), 'matrix/CONFIG/[TAG ]step N'.  A run that left no readable
-# JSON is one failure.
+# cells NAME JSON: one record per matrix cell (N/A cells are not tests),
+# 'matrix/CONFIG/step N', or 'matrix/CONFIG/sparse step N' for a run
+# with sparse.  A run that left no readable JSON is one failure.
 cells()
 {
-	python3 - "$2" "${3:-}" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
+	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
 import json, sys
-tag = sys.argv[2] + " " if sys.argv[2] else ""
-for c in json.load(open(sys.argv[1]))["cells"]:
+m = json.load(open(sys.argv[1]))
+tag = "sparse " if m.get("sparse") else ""
+for c in m["cells"]:
     if c["status"] == "N/A":
         continue
     what = "link" if c["kind"] == "link" else "%sstep %d" % (tag, c["step"])
@@ -208,7 +209,7 @@ matrix()
 	set -e
 	# 0: all cells passed, 1: some cell failed (recorded below).
 	[ "$rc" -le 1 ] || record FAIL "matrix/$name" "build-matrix.py exited with $rc; see $RESULTS/logs/$name.log"
-	cells "matrix/$name" "$RESULTS/$name/matrix.json" "$(case "$*" in *--sparse*) echo sparse;; esac)"
+	cells "matrix/$name" "$RESULTS/$name/matrix.json"
 	log "build matrix ($name): done in $(( $(date +%s) - t0 ))s"
 }
 
