@@ -578,18 +578,38 @@ def affects(cfg, path):
     return True
 
 
+def tree_path(path, builddir):
+    """PATH from a compiler message, relative to the tree or the build dir.
+
+    ccache replays the compiler's output as it was when the object was
+    stored, and with CCACHE_BASEDIR the key is the same for every
+    checkout that has the layout of this one under its own WORK.  So a
+    hit can print the absolute path of another checkout's tree (or
+    build dir): /elsewhere/work/tree/mm/memory.c.  Such a path is
+    mapped back through the part of it that is relative to WORK."""
+    f = os.path.normpath(os.path.join(builddir, path))
+    for root in (TREE, builddir):
+        if f.startswith(root + "/"):
+            return f[len(root) + 1:]
+    if os.path.isabs(path):
+        for root in (TREE, builddir):
+            mark = "/" + os.path.relpath(root, WORK) + "/"
+            at = f.find(mark)
+            while at >= 0:
+                rest = f[at + len(mark):]
+                if os.path.exists(os.path.join(root, rest)):
+                    return rest
+                at = f.find(mark, at + 1)
+    return f
+
+
 def parse_warnings(out, builddir):
     """Warnings as 'path-in-tree: message', without line numbers."""
     found = set()
     for line in out.splitlines():
         m = WARN_RE.match(line.strip())
         if m and m.group("kind") == "warning":
-            f = os.path.normpath(os.path.join(builddir, m.group("file")))
-            if f.startswith(TREE + "/"):
-                f = f[len(TREE) + 1:]
-            elif f.startswith(builddir + "/"):
-                f = f[len(builddir) + 1:]
-            found.add(f"{f}: {m.group('msg')}")
+            found.add(f"{tree_path(m.group('file'), builddir)}: {m.group('msg')}")
     return found
 
 

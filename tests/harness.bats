@@ -205,3 +205,26 @@ PY
 	exec 9>&-
 	flock -n "$TREE.lock" true
 }
+
+@test "a warning ccache replays with another checkout's paths is the same warning" {
+	# ccache keys are relative to WORK (CCACHE_BASEDIR), so a hit can
+	# replay the stderr of a checkout at another absolute path.
+	run env PYTHONPATH="$TOP/scripts" python3 - <<-'EOP'
+	import os
+	from kbuild import TREE, WORK, parse_warnings
+	b = os.path.join(WORK, "build", "x86_64")
+	rel = os.path.relpath(TREE, WORK)
+	msg = "mm/memory.c:10:5: warning: unused variable 'x' [-Wunused-variable]"
+	forms = [msg, os.path.relpath(TREE, b) + "/" + msg, TREE + "/" + msg,
+	         "/elsewhere/work/" + rel + "/" + msg]
+	for f in forms:
+	    print("|".join(sorted(parse_warnings(f, b))))
+	print("|".join(sorted(parse_warnings("/usr/include/x.h:1:2: warning: w", b))))
+	EOP
+	[ "$status" -eq 0 ]
+	[ "${#lines[@]}" -eq 5 ]
+	for i in 0 1 2 3; do
+		[ "${lines[$i]}" = "mm/memory.c: unused variable 'x' [-Wunused-variable]" ]
+	done
+	[ "${lines[4]}" = "/usr/include/x.h: w" ]
+}
