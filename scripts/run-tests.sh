@@ -149,6 +149,20 @@ checker()
 	log "$name: done in $(( $(date +%s) - t0 ))s"
 }
 
+# bats_results: the tests of the harness (tests/*.bats) as result
+# lines; exits with bats's status.
+bats_results()
+{
+	bats --tap "$TOP/tests" 2>&1 | while IFS= read -r l; do
+		case "$l" in
+		"ok "*"# skip"*) n=${l#ok * }; echo "SKIP bats/${n%% # skip*}: ${n#*# skip}" ;;
+		"ok "*) echo "PASS bats/${l#ok * }" ;;
+		"not ok "*) echo "FAIL bats/${l#not ok * }" ;;
+		"#"*) echo "  $l" ;;
+		esac
+	done
+}
+
 # runtime_lane: the runtime test (base and series booted under QEMU,
 # stressed side by side), the code-size check on its kernels and the
 # KUnit suites under UML.  None of it uses the matrix's work tree or
@@ -288,13 +302,6 @@ if [ "$mode" = test ]; then
 	# and objects as a local run, also when a helper dies mid-run.
 	checker distcc "$TOP/scripts/check-distcc.py"
 
-	log "tests of the harness (bats)"
-	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.log" | while IFS= read -r l; do
-		case "$l" in
-		"ok "*"# skip"*) n=${l#ok * }; echo "SKIP bats/${n%% # skip*}: ${n#*# skip}" ;;
-		"ok "*) echo "PASS bats/${l#ok * }" ;;
-		"not ok "*) echo "FAIL bats/${l#not ok * }" ;;
-		"#"*) echo "  $l" ;;
-		esac
-	done | lines
+	# Tests of the harness; a failed one is a FAIL line, not the end.
+	checker bats bats_results
 fi
