@@ -164,9 +164,10 @@ bats_results()
 }
 
 # runtime_lane: the runtime test (base and series booted under QEMU,
-# stressed side by side), the code-size check on its kernels and the
-# KUnit suites under UML.  None of it uses the matrix's work tree or
-# build directories, so it runs in the background beside the matrix:
+# stressed side by side), the code-size check on its kernels, the
+# KUnit suites under UML and the distcc check.  None of it uses the
+# matrix's work tree or build directories, so it runs in the
+# background beside the matrix:
 # a cold run on 2 cores leaves a quarter of the CPU idle in the
 # configure, checkout and git steps, which the lane fills.  Its lines
 # are printed as one block when it has finished.
@@ -199,11 +200,18 @@ runtime_lane()
 	# parsed with kunit.py parse (one kernel build fewer than kunit.py
 	# run --arch=x86_64, which 'make kunit' also does).
 	checker kunit "$TOP/scripts/run-kunit.sh" um
+
+	# The matrix through two distccd helpers on loopback: same verdicts
+	# and objects as a local run, also when a helper dies mid-run.  It
+	# has its own tree, build directories and (empty) ccache under
+	# WORK/distcc, so it runs here, beside the matrix's last checks,
+	# which leave a core idle in their configure and git steps.
+	checker distcc "$TOP/scripts/check-distcc.py"
 }
 
 if [ "$mode" = test ]; then
 	lane_out=$RESULTS/logs/runtime-lane.out
-	log "runtime lane in the background: QEMU boots, code size, KUnit (UML); output: $lane_out"
+	log "runtime lane in the background: QEMU boots, code size, KUnit (UML), distcc; output: $lane_out"
 	runtime_lane >"$lane_out" 2>&1 &
 	lane_pid=$!
 fi
@@ -297,10 +305,6 @@ if [ "$mode" = test ]; then
 	wait "$lane_pid" || record FAIL "runtime lane" "exited with $?; see $lane_out"
 	lane_pid=
 	sed -e '/^    RT/d' "$lane_out"
-
-	# The matrix through two distccd helpers on loopback: same verdicts
-	# and objects as a local run, also when a helper dies mid-run.
-	checker distcc "$TOP/scripts/check-distcc.py"
 
 	# Tests of the harness; a failed one is a FAIL line, not the end.
 	checker bats bats_results
