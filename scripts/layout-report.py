@@ -22,6 +22,7 @@ import re
 import shutil
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from kbuild import (  # noqa: E402
@@ -91,6 +92,46 @@ def parse(asm):
     return vals
 
 
+def probe(rec, jobs, env):
+    """Fill REC (a config's entry in the report) from its compiled
+    probe; print its result line.  Returns 1 for a misplaced field."""
+    name = rec["config"]
+    cfg = Config(os.path.join(CONFIGS, name + ".config"))
+    rec["arch"] = cfg.arch
+    try:
+        cfg.compiler()
+    except LookupError as e:
+        rec.update(status="SKIP", reason=str(e))
+        print(f"SKIP layout/{name}: {e}", flush=True)
+        return 0
+    err = configure(cfg, jobs, env)
+    target = f"{PROBE_DIR}/ptdesc_layout.s"
+    p = None if err else run(make_cmd(cfg, [target], jobs), env=env, check=False)
+    if err or p.returncode:
+        rec.update(status="FAIL", reason=err or first_error(p.stdout))
+        print(f"FAIL layout/{name}: {rec['reason']}", flush=True)
+        return 1
+    with open(os.path.join(cfg.builddir, target)) as f:
+        vals = parse(f.read())
+    fields = []
+    for field, twin, _ in FIELDS:
+        if f"ptdesc {field}" not in vals:
+            continue
+        fl = {"field": field, "twin": twin,
+              "offset": vals[f"ptdesc {field}"], "size": vals[f"ptdesc_size {field}"],
+              "twin_offset": vals[f"page {field}"], "twin_size": vals[f"page_size {field}"]}
+        fl["ok"] = fl["offset"] == fl["twin_offset"]
+        fields.append(fl)
+    ok = all(f["ok"] for f in fields) and vals["sizeof ptdesc"] <= vals["sizeof page"]
+    rec.update(status="PASS" if ok else "FAIL", fields=fields,
+               sizeof_page=vals["sizeof page"], sizeof_ptdesc=vals["sizeof ptdesc"],
+               alloc_split_ptlocks=vals["ALLOC_SPLIT_PTLOCKS"])
+    print(f"{rec['status']} layout/{name}: {len(fields)} fields, "
+          f"ptdesc {vals['sizeof ptdesc']} / page {vals['sizeof page']} bytes, "
+          f"ALLOC_SPLIT_PTLOCKS {vals['ALLOC_SPLIT_PTLOCKS']}", flush=True)
+    return 0 if ok else 1
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
@@ -98,6 +139,8 @@ def main():
     ap.add_argument("--configs", help="comma-separated config names (default: all)")
     ap.add_argument("--commit", default=BRANCH, help="tree to probe (default: %(default)s)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--parallel", type=int, default=2, metavar="N",
+                    help="configs configured and probed at a time (default: %(default)s)")
     args = ap.parse_args()
 
     env = ccache_env()
@@ -119,47 +162,13 @@ def main():
     with open(os.path.join(pdir, "ptdesc_layout.c"), "w") as f:
         f.write(probe_source())
 
-    report = {"commit": commit, "date": time.strftime("%Y-%m-%d"), "configs": []}
-    bad = 0
+    report = {"commit": commit, "date": time.strftime("%Y-%m-%d"),
+              "configs": [{"config": n} for n in names]}
     try:
-        for name in names:
-            cfg = Config(os.path.join(CONFIGS, name + ".config"))
-            rec = {"config": name, "arch": cfg.arch}
-            report["configs"].append(rec)
-            try:
-                cfg.compiler()
-            except LookupError as e:
-                rec.update(status="SKIP", reason=str(e))
-                print(f"SKIP layout/{name}: {e}", flush=True)
-                continue
-            err = configure(cfg, args.jobs, env)
-            target = f"{PROBE_DIR}/ptdesc_layout.s"
-            p = None if err else run(make_cmd(cfg, [target], args.jobs), env=env, check=False)
-            if err or p.returncode:
-                rec.update(status="FAIL", reason=err or first_error(p.stdout))
-                print(f"FAIL layout/{name}: {rec['reason']}", flush=True)
-                bad += 1
-                continue
-            with open(os.path.join(cfg.builddir, target)) as f:
-                vals = parse(f.read())
-            fields = []
-            for field, twin, _ in FIELDS:
-                if f"ptdesc {field}" not in vals:
-                    continue
-                fl = {"field": field, "twin": twin,
-                      "offset": vals[f"ptdesc {field}"], "size": vals[f"ptdesc_size {field}"],
-                      "twin_offset": vals[f"page {field}"], "twin_size": vals[f"page_size {field}"]}
-                fl["ok"] = fl["offset"] == fl["twin_offset"]
-                fields.append(fl)
-            ok = all(f["ok"] for f in fields) and vals["sizeof ptdesc"] <= vals["sizeof page"]
-            rec.update(status="PASS" if ok else "FAIL", fields=fields,
-                       sizeof_page=vals["sizeof page"], sizeof_ptdesc=vals["sizeof ptdesc"],
-                       alloc_split_ptlocks=vals["ALLOC_SPLIT_PTLOCKS"])
-            bad += not ok
-            print(f"{rec['status']} layout/{name}: {len(fields)} fields, "
-                  f"ptdesc {vals['sizeof ptdesc']}"
-                f" / page {vals['sizeof page']} bytes, ALLOC_SPLIT_PTLOCKS "
-                  f"{vals['ALLOC_SPLIT_PTLOCKS']}", flush=True)
+        # Two configs at a time: a configure is mostly single-threaded
+        # Kconfig passes (compiler probes), each about 5 s.
+        with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
+            bad = sum(pool.map(lambda rec: probe(rec, args.jobs, env), report["configs"]))
     finally:
         shutil.rmtree(pdir, ignore_errors=True)
 
