@@ -388,6 +388,20 @@ def configure(cfg, jobs, env, tree=None):
             cwd=cfg.builddir, env=env, check=False)
     if p.returncode:
         return f"merge_config.sh failed: {p.stdout.strip().splitlines()[-1:]}"
+    # A Kconfig pass costs about 5 s here, nearly all of it the compiler
+    # probes of Kconfig.include, which every pass runs again.  conf
+    # writes include/config/auto.conf (and autoconf.h, and the files
+    # fixdep reads) in syncconfig, or when it does not exist.  Without
+    # it, olddefconfig writes them, and 'make prepare' finds them up to
+    # date: no syncconfig pass there.  (Folding tinyconfig's own merge
+    # and olddefconfig into ours would save one more pass, but it is not
+    # the same: a symbol tiny.config hides and the fragment shows again,
+    # such as SLAB_MERGE_DEFAULT, keeps allnoconfig's 'n' instead of
+    # taking its default.)
+    try:
+        os.unlink(os.path.join(cfg.builddir, "include/config/auto.conf"))
+    except FileNotFoundError:
+        pass
     p = run(make_cmd(cfg, ["olddefconfig"], jobs, tree, keep_going=False), env=env, check=False)
     if p.returncode:
         return f"make olddefconfig failed: {first_error(p.stdout)}"
