@@ -596,19 +596,22 @@ def tree_path(path, builddir):
     """PATH from a compiler message, relative to the tree or the build dir.
 
     ccache replays the compiler's output as it was when the object was
-    stored, and with CCACHE_BASEDIR the key is the same for every
-    checkout that has the layout of this one under its own WORK.  So a
-    hit can print the absolute path of another checkout's tree (or
-    build dir): /elsewhere/work/tree/mm/memory.c.  Such a path is
-    mapped back through the part of it that is relative to WORK."""
+    stored.  With CCACHE_BASEDIR and CCACHE_NOHASHDIR the key holds the
+    paths relative to the build directory ('../../tree/mm/memory.c'),
+    so every checkout with that layout shares it, and a hit can print
+    the absolute path of another one's tree or build directory:
+    /elsewhere/work/tree/mm/memory.c.  Such a path is mapped back
+    through the part the layouts share ('/tree/' here, the build
+    directory's own name for its files), if that file exists here."""
     f = os.path.normpath(os.path.join(builddir, path))
     for root in (TREE, builddir):
         if f.startswith(root + "/"):
             return f[len(root) + 1:]
     if os.path.isabs(path):
-        for root in (TREE, builddir):
-            mark = "/" + os.path.relpath(root, WORK) + "/"
-            at = f.find(mark)
+        shared = [p for p in os.path.relpath(TREE, builddir).split("/") if p != ".."]
+        for root, tail in ((TREE, shared), (builddir, [os.path.basename(builddir)])):
+            mark = "/" + "/".join(tail) + "/"
+            at = f.find(mark) if tail else -1
             while at >= 0:
                 rest = f[at + len(mark):]
                 if os.path.exists(os.path.join(root, rest)):

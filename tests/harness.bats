@@ -207,24 +207,34 @@ PY
 }
 
 @test "a warning ccache replays with another checkout's paths is the same warning" {
-	# ccache keys are relative to WORK (CCACHE_BASEDIR), so a hit can
-	# replay the stderr of a checkout at another absolute path.
-	run env PYTHONPATH="$TOP/scripts" python3 - <<-'EOP'
+	# ccache keys hold paths relative to the build directory, so a hit
+	# can replay the stderr of a checkout at another absolute path with
+	# the same layout: the bats tree gets the matrix's objects.
+	w=$BATS_TEST_TMPDIR/w
+	mkdir -p "$w/harness/tree/mm" "$w/harness/build/x86_64/include/generated"
+	: > "$w/harness/tree/mm/memory.c"
+	: > "$w/harness/build/x86_64/include/generated/autoconf.h"
+	run env WORK="$w" TREE="$w/harness/tree" PYTHONPATH="$TOP/scripts" python3 - <<-'EOP'
 	import os
 	from kbuild import TREE, WORK, parse_warnings
-	b = os.path.join(WORK, "build", "x86_64")
-	rel = os.path.relpath(TREE, WORK)
+	b = os.path.join(WORK, "harness", "build", "x86_64")
 	msg = "mm/memory.c:10:5: warning: unused variable 'x' [-Wunused-variable]"
-	forms = [msg, os.path.relpath(TREE, b) + "/" + msg, TREE + "/" + msg,
-	         "/elsewhere/work/" + rel + "/" + msg]
-	for f in forms:
-	    print("|".join(sorted(parse_warnings(f, b))))
-	print("|".join(sorted(parse_warnings("/usr/include/x.h:1:2: warning: w", b))))
+	gen = "include/generated/autoconf.h:1:2: warning: w"
+	for line in (msg, "../../tree/" + msg, TREE + "/" + msg,
+	             "/elsewhere/work/tree/" + msg, "/elsewhere/work/harness/tree/" + msg,
+	             "/elsewhere/tree/x/tree/" + msg,
+	             gen, "/elsewhere/work/build/x86_64/" + gen,
+	             "/usr/include/x.h:1:2: warning: w", "/elsewhere/work/tree/mm/gone.c:1:2: warning: w"):
+	    print("|".join(sorted(parse_warnings(line, b))))
 	EOP
 	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 5 ]
-	for i in 0 1 2 3; do
+	[ "${#lines[@]}" -eq 10 ]
+	for i in 0 1 2 3 4 5; do
 		[ "${lines[$i]}" = "mm/memory.c: unused variable 'x' [-Wunused-variable]" ]
 	done
-	[ "${lines[4]}" = "/usr/include/x.h: w" ]
+	[ "${lines[6]}" = "include/generated/autoconf.h: w" ]
+	[ "${lines[7]}" = "include/generated/autoconf.h: w" ]
+	# Not in the tree, or no such file here: left as it was.
+	[ "${lines[8]}" = "/usr/include/x.h: w" ]
+	[ "${lines[9]}" = "/elsewhere/work/tree/mm/gone.c: w" ]
 }
