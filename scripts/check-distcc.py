@@ -220,6 +220,10 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     os.makedirs(HERE, exist_ok=True)
     steps = pick_steps()
+    # The daemons run in sessions of their own: a SIGTERM to this
+    # process (run-tests.sh stopping its background lane) must still
+    # reach the 'finally' below that stops them.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     tmp = tempfile.mkdtemp(prefix="distccd.")
     os.chmod(tmp, 0o755)
     daemons = []

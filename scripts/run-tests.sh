@@ -107,7 +107,7 @@ summary()
 }
 # A check that crashed the run counts as a failure too.
 lane_pid=
-trap 'rc=$?; [ -z "$lane_pid" ] || kill "$lane_pid" 2>/dev/null; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
+trap 'rc=$?; [ -z "$lane_pid" ] || kill -- -"$lane_pid" 2>/dev/null; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
 
 step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
 	exit 1
@@ -150,17 +150,25 @@ checker()
 }
 
 # bats_results: the tests of the harness (tests/*.bats) as result
-# lines; exits with bats's status.
+# lines; exits with bats's status.  bats also exits 1 when it cannot
+# start (no failed test then): that is a failure of its own.
 bats_results()
 {
-	bats --tap "$TOP/tests" 2>&1 | while IFS= read -r l; do
+	local rc
+	bats --tap "$TOP/tests" 2>&1 | tee "$RESULTS/logs/bats.tap" | while IFS= read -r l; do
 		case "$l" in
 		"ok "*"# skip"*) n=${l#ok * }; echo "SKIP bats/${n%% # skip*}: ${n#*# skip}" ;;
 		"ok "*) echo "PASS bats/${l#ok * }" ;;
 		"not ok "*) echo "FAIL bats/${l#not ok * }" ;;
-		"#"*) echo "  $l" ;;
+		1..*) ;;
+		*) echo "  $l" ;;
 		esac
 	done
+	rc=${PIPESTATUS[0]}
+	if [ "$rc" -ne 0 ] && ! grep -q '^not ok ' "$RESULTS/logs/bats.tap"; then
+		echo "FAIL bats: exited with $rc and no failed test; see $RESULTS/logs/bats.tap"
+	fi
+	return "$rc"
 }
 
 # runtime_lane: the runtime test (base and series booted under QEMU,
@@ -212,8 +220,12 @@ runtime_lane()
 if [ "$mode" = test ]; then
 	lane_out=$RESULTS/logs/runtime-lane.out
 	log "runtime lane in the background: QEMU boots, code size, KUnit (UML), distcc; output: $lane_out"
-	runtime_lane >"$lane_out" 2>&1 &
+	# A process group of its own (job control on for the '&'), so that
+	# a run that stops early takes the whole lane down with it.
+	set -m
+	runtime_lane >"$lane_out" 2>&1 </dev/null &
 	lane_pid=$!
+	set +m
 fi
 
 # matrix NAME ARGS...: a build-matrix run with its own results directory.
