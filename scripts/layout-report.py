@@ -21,6 +21,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -92,6 +93,15 @@ def parse(asm):
     return vals
 
 
+_PRINT = threading.Lock()
+
+
+def say(line):
+    """A result line, whole, whichever thread prints it."""
+    with _PRINT:
+        print(line, flush=True)
+
+
 def probe(rec, jobs, env):
     """Fill REC (a config's entry in the report) from its compiled
     probe; print its result line.  Returns 1 for a misplaced field."""
@@ -102,14 +112,14 @@ def probe(rec, jobs, env):
         cfg.compiler()
     except LookupError as e:
         rec.update(status="SKIP", reason=str(e))
-        print(f"SKIP layout/{name}: {e}", flush=True)
+        say(f"SKIP layout/{name}: {e}")
         return 0
     err = configure(cfg, jobs, env)
     target = f"{PROBE_DIR}/ptdesc_layout.s"
     p = None if err else run(make_cmd(cfg, [target], jobs), env=env, check=False)
     if err or p.returncode:
         rec.update(status="FAIL", reason=err or first_error(p.stdout))
-        print(f"FAIL layout/{name}: {rec['reason']}", flush=True)
+        say(f"FAIL layout/{name}: {rec['reason']}")
         return 1
     with open(os.path.join(cfg.builddir, target)) as f:
         vals = parse(f.read())
@@ -126,9 +136,9 @@ def probe(rec, jobs, env):
     rec.update(status="PASS" if ok else "FAIL", fields=fields,
                sizeof_page=vals["sizeof page"], sizeof_ptdesc=vals["sizeof ptdesc"],
                alloc_split_ptlocks=vals["ALLOC_SPLIT_PTLOCKS"])
-    print(f"{rec['status']} layout/{name}: {len(fields)} fields, "
-          f"ptdesc {vals['sizeof ptdesc']} / page {vals['sizeof page']} bytes, "
-          f"ALLOC_SPLIT_PTLOCKS {vals['ALLOC_SPLIT_PTLOCKS']}", flush=True)
+    say(f"{rec['status']} layout/{name}: {len(fields)} fields, "
+        f"ptdesc {vals['sizeof ptdesc']} / page {vals['sizeof page']} bytes, "
+        f"ALLOC_SPLIT_PTLOCKS {vals['ALLOC_SPLIT_PTLOCKS']}")
     return 0 if ok else 1
 
 
@@ -146,7 +156,7 @@ def main():
     env = ccache_env()
     names = sorted(f[:-7] for f in os.listdir(CONFIGS) if f.endswith(".config"))
     if args.configs:
-        names = args.configs.split(",")
+        names = list(dict.fromkeys(args.configs.split(",")))
     commit = git("rev-parse", args.commit)
     if worktree_changes(TREE):
         die(f"work tree {TREE} is dirty; refusing to build")
@@ -167,8 +177,18 @@ def main():
     try:
         # Two configs at a time: a configure is mostly single-threaded
         # Kconfig passes (compiler probes), each about 5 s.
-        with ThreadPoolExecutor(max_workers=max(1, args.parallel)) as pool:
-            bad = sum(pool.map(lambda rec: probe(rec, args.jobs, env), report["configs"]))
+        pool = ThreadPoolExecutor(max_workers=max(1, args.parallel))
+        futures = [pool.submit(probe, rec, args.jobs, env) for rec in report["configs"]]
+        try:
+            bad = sum(f.result() for f in futures)
+        except BaseException as e:
+            # One config's crash (or ^C) ends the run now, without
+            # probing the configs still queued, and is a failure.
+            pool.shutdown(wait=True, cancel_futures=True)
+            if isinstance(e, Exception):
+                say(f"FAIL layout: {type(e).__name__}: {e}")
+            raise
+        pool.shutdown()
     finally:
         shutil.rmtree(pdir, ignore_errors=True)
 
