@@ -105,9 +105,37 @@ summary()
 	echo "$p passed, $f failed, $s skipped"
 	[ "$f" -eq 0 ] && [ "$1" -eq 0 ]
 }
+# Background jobs by name: the pid (and process group) of each.
+declare -A bg_pid=()
+
+# background NAME CMD...: run CMD beside what follows, in a process
+# group of its own (job control on for the '&'), so that a run that
+# stops early takes all of it down, with stdin from /dev/null.  Its
+# results are recorded as they come; its output is printed by join.
+background()
+{
+	local name=$1
+	shift
+	log "$name in the background: $* (output: $RESULTS/logs/$name.out)"
+	set -m
+	"$@" >"$RESULTS/logs/$name.out" 2>&1 </dev/null &
+	bg_pid[$name]=$!
+	set +m
+}
+
+# join NAME: wait for a background job and print its output.
+join()
+{
+	local name=$1 rc=0
+	log "waiting for $name"
+	wait "${bg_pid[$name]}" || rc=$?
+	unset "bg_pid[$name]"
+	[ "$rc" -eq 0 ] || record FAIL "$name" "exited with $rc; see $RESULTS/logs/$name.out"
+	sed -e '/^    RT/d' "$RESULTS/logs/$name.out"
+}
+
 # A check that crashed the run counts as a failure too.
-lane_pid=
-trap 'rc=$?; [ -z "$lane_pid" ] || kill -- -"$lane_pid" 2>/dev/null; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
+trap 'rc=$?; for p in "${bg_pid[@]}"; do kill -- -"$p" 2>/dev/null; done; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
 
 step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
 	exit 1
@@ -172,10 +200,9 @@ bats_results()
 }
 
 # runtime_lane: the runtime test (base and series booted under QEMU,
-# stressed side by side), the code-size check on its kernels, the
-# KUnit suites under UML and the distcc check.  None of it uses the
-# matrix's work tree or build directories, so it runs in the
-# background beside the matrix:
+# stressed side by side), the code-size check on its kernels and the
+# KUnit suites under UML.  None of it uses the matrix's work tree or
+# build directories, so it runs in the background beside the matrix:
 # a cold run on 2 cores leaves a quarter of the CPU idle in the
 # configure, checkout and git steps, which the lane fills.  Its lines
 # are printed as one block when it has finished.
@@ -208,25 +235,9 @@ runtime_lane()
 	# parsed with kunit.py parse (one kernel build fewer than kunit.py
 	# run --arch=x86_64, which 'make kunit' also does).
 	checker kunit "$TOP/scripts/run-kunit.sh" um
-
-	# The matrix through two distccd helpers on loopback: same verdicts
-	# and objects as a local run, also when a helper dies mid-run.  It
-	# has its own tree, build directories and (empty) ccache under
-	# WORK/distcc, so it runs here, beside the matrix's last checks,
-	# which leave a core idle in their configure and git steps.
-	checker distcc "$TOP/scripts/check-distcc.py"
 }
 
-if [ "$mode" = test ]; then
-	lane_out=$RESULTS/logs/runtime-lane.out
-	log "runtime lane in the background: QEMU boots, code size, KUnit (UML), distcc; output: $lane_out"
-	# A process group of its own (job control on for the '&'), so that
-	# a run that stops early takes the whole lane down with it.
-	set -m
-	runtime_lane >"$lane_out" 2>&1 </dev/null &
-	lane_pid=$!
-	set +m
-fi
+[ "$mode" != test ] || background runtime-lane runtime_lane
 
 # matrix NAME ARGS...: a build-matrix run with its own results directory.
 matrix()
@@ -270,6 +281,13 @@ matrix matrix-sparse --steps final --sparse --configs "$CI_SPARSE_CONFIGS"
 if series_entries | grep -q '^zsdesc/'; then
 	matrix matrix-steps-zsdesc --part zsdesc --configs "$CI_ZSDESC_CONFIGS"
 fi
+# The matrix through two distccd helpers on loopback: same verdicts
+# and objects as a local run, also when a helper dies mid-run.  It has
+# its own tree, build directories and (empty) ccache under WORK/distcc,
+# so it runs beside the rest from here: the layout report and the final
+# state spend much of their time in single-threaded Kconfig passes.
+[ "$mode" != test ] || background distcc checker distcc "$TOP/scripts/check-distcc.py"
+
 # Layout: offsets of struct ptdesc per config at the head.  It runs
 # before the final-state matrix, which then finds every config
 # configured and prepared at the same tree: run after it, the checkout
@@ -313,10 +331,8 @@ step "mail: write one mbox per part" "$TOP/scripts/make-mail.sh" || true
 checker mail "$TOP/scripts/check-mail.sh"
 
 if [ "$mode" = test ]; then
-	log "waiting for the runtime lane"
-	wait "$lane_pid" || record FAIL "runtime lane" "exited with $?; see $lane_out"
-	lane_pid=
-	sed -e '/^    RT/d' "$lane_out"
+	join runtime-lane
+	join distcc
 
 	# Tests of the harness; a failed one is a FAIL line, not the end.
 	checker bats bats_results
