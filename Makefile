@@ -6,8 +6,10 @@
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 export JOBS
+# The harness's one command line (scripts/mdesc; 'scripts/harness -h').
+HARNESS := scripts/harness
 
-.PHONY: help deps base apply quilt export check-patches matrix layout \
+.PHONY: help deps base apply quilt export check-patches matrix layout unit lint \
 	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
@@ -34,17 +36,17 @@ check-patches: base ## checkpatch --strict and headers of every patch
 
 # MATRIX_CONFIGS=a,b runs the full tier on a batch of configs, into
 # work/results/full-<batch> (MATRIX_BATCH, default 'all'); merge the
-# batches with scripts/merge-matrix.py.
+# batches with 'scripts/harness merge'.
 MATRIX_BATCH ?= all
 matrix: apply toolchains ## full tier: every step on every config, full links
-	RESULTS=$(CURDIR)/work/results/full-$(MATRIX_BATCH) scripts/build-matrix.py -j$(JOBS) \
+	RESULTS=$(CURDIR)/work/results/full-$(MATRIX_BATCH) $(HARNESS) matrix -j$(JOBS) \
 		--steps all --link all $(if $(MATRIX_CONFIGS),--configs $(MATRIX_CONFIGS))
 
 layout: apply ## offsets of every struct ptdesc field per config
-	scripts/layout-report.py -j$(JOBS)
+	$(HARNESS) layout -j$(JOBS)
 
 asserts: apply ## a misaligned descriptor field must break the build
-	scripts/check-asserts-fire.py -j$(JOBS)
+	$(HARNESS) asserts -j$(JOBS)
 
 mail: apply ## one ready-to-send mbox per part in work/mail, checked with git am
 	scripts/make-mail.sh
@@ -54,25 +56,25 @@ toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 	scripts/build-toolchain.sh
 
 boot: apply ## runtime test: base and series under QEMU on every runtime config
-	scripts/boot-test.py -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
+	$(HARNESS) boot -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
 
 conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
-	scripts/list-conversions.py > Documentation/conversions.md
+	$(HARNESS) conversions > Documentation/conversions.md
 
 KUNIT_ARCHES ?= um x86_64 s390 arm
 kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_64, s390, arm)
 	scripts/run-kunit.sh $(KUNIT_ARCHES)
 
 bloat: apply ## code size and hot-path code, base against series on five configs, per patch on x86_64
-	scripts/bloat-report.py -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
-	scripts/bloat-per-patch.py -j$(JOBS) --config x86_64
+	$(HARNESS) bloat -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
+	$(HARNESS) bloat-per-patch -j$(JOBS) --config x86_64
 
 bench: apply ## run time of the series against the base, booted A B A B (x86_64)
-	scripts/bench-ab.py -j$(JOBS)
+	$(HARNESS) bench -j$(JOBS)
 
 distcc: apply ## the matrix through two loopback distccd helpers, and 1 against 2 timed
-	scripts/check-distcc.py
-	scripts/check-distcc.py --measure
+	$(HARNESS) distcc
+	$(HARNESS) distcc --measure
 
 check: deps ## main job: set up, apply, and run the default checks
 	scripts/run-tests.sh check
@@ -82,6 +84,13 @@ test: deps ## everything 'check' does plus the tests of the harness
 
 test-harness: base ## only the bats tests of the harness
 	bats tests/
+
+unit: ## unit tests of the harness package: pytest, coverage, flake8, mypy (no kernel)
+	scripts/run-unit.sh
+
+lint: ## flake8 and mypy on the harness package and its tests
+	flake8 scripts/mdesc scripts/harness tests/unit
+	mypy scripts/mdesc
 
 shellcheck: ## shellcheck every script
 	shellcheck scripts/*.sh .ci/run tests/*.bash

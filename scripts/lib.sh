@@ -11,20 +11,19 @@
 # shellcheck shell=bash
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
-WORK=${WORK:-$TOP/work}
-BUILD=${BUILD:-$WORK/build}
-LINUX=${LINUX:-$WORK/linux}
-RESULTS=${RESULTS:-$WORK/results}
-SERIES=${SERIES:-$TOP/series}
-PATCHES=${PATCHES:-$TOP/patches}
+HARNESS=$TOP/scripts/harness
+# The paths are the package's (scripts/mdesc/paths.py), which reads the
+# same variables: one definition for shell and Python.
+eval "$(TOP=$TOP "$HARNESS" paths)" || {
+	echo "lib.sh: error: $HARNESS paths failed" >&2
+	exit 1
+}
 
 # The pinned base.
 BASE_PACKAGE=${BASE_PACKAGE:-linux-source-6.1}
 BASE_VERSION=${BASE_VERSION:-6.1.192-3}
 BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 BASE_SHA256=${BASE_SHA256:-cacdc3830989309d042083be3307969e55600ed7f908cf00df544c5ff50759a1}
-BASE_TAG=base
-SERIES_BRANCH=${SERIES_BRANCH:-series}
 
 # Identity and dates used for every commit the harness makes, so that
 # the base commit and the applied series have the same ids everywhere.
@@ -79,8 +78,7 @@ $dirty"
 # series_entries: patch paths listed in $SERIES, in order.
 series_entries()
 {
-	[ -f "$SERIES" ] || return 0
-	sed -e 's/#.*//' -e 's/^[[:space:]]*//' -e 's/[[:space:]].*//' "$SERIES" | grep -v '^$' || true
+	"$HARNESS" series entries
 }
 
 # lock_worktree DIR: hold an exclusive lock on the worktree at DIR until
@@ -143,9 +141,5 @@ TOOLCHAIN_TARGETS=${TOOLCHAIN_TARGETS:-"loongarch64-linux-gnu csky-linux-gnu nio
 # installed binutils-source and gcc-12-source; fail if either is missing.
 toolchain_root()
 {
-	local b g
-	b=$(dpkg-query -W -f='${Version}' binutils-source 2>/dev/null) || return 1
-	g=$(dpkg-query -W -f='${Version}' gcc-12-source 2>/dev/null) || return 1
-	[ -n "$b" ] && [ -n "$g" ] || return 1
-	printf '%s/binutils-%s_gcc-%s\n' "$TOOLCHAINS" "$b" "$g"
+	TOOLCHAINS=$TOOLCHAINS "$HARNESS" paths --toolchain-root
 }

@@ -6,7 +6,7 @@
 #
 # Usage: scripts/measure-ccache.sh [-h] [CONFIG] [STEPS]
 #
-# Runs build-matrix.py --configs CONFIG (default x86_64) --steps STEPS
+# Runs 'harness matrix' --configs CONFIG (default x86_64) --steps STEPS
 # (default final) twice, each in a fresh work directory under /tmp with
 # its own worktree and build directory, sharing a private, initially
 # empty ccache.  Prints both times and the ratio.
@@ -34,7 +34,7 @@ run_once()
 	local w=$tmp/$1 t0
 	t0=$(date +%s)
 	LINUX=$LINUX WORK=$w TREE=$w/tree BUILD=$w/build RESULTS=$w/results CCACHE_DIR=$tmp/ccache \
-		"$TOP/scripts/build-matrix.py" -j"${JOBS:-$(nproc)}" --configs "$config" \
+		"$TOP/scripts/harness" matrix -j"${JOBS:-$(nproc)}" --configs "$config" \
 		--steps "$steps" >"$w.log" 2>&1 || { cat "$w.log" >&2; die "$1 run failed"; }
 	echo $(( $(date +%s) - t0 ))
 }

@@ -8,11 +8,12 @@
 # check: fetch and verify the base, check every patch, apply the series
 #        with git am and with quilt, check the export round trip and run
 #        the CI tier of the build matrix.
-# test:  all of that, then the runtime test under QEMU (x86_64, base and
-#        series side by side, the series' KUnit suites at boot;
-#        BOOT_CONFIGS picks others), the x86_64 bloat check, the KUnit
-#        suites under UML, the matrix through loopback distcc helpers and
-#        the tests of the harness itself (tests/*.bats).
+# test:  first the unit tests of the harness package (make unit: pytest,
+#        coverage, flake8, mypy), then all of 'check', the runtime test
+#        under QEMU (x86_64, base and series side by side, the series'
+#        KUnit suites at boot; BOOT_CONFIGS picks others), the x86_64
+#        bloat check, the KUnit suites under UML, a distcc smoke test
+#        and the end-to-end tests of the harness (tests/*.bats).
 #
 # Every check prints one PASS/FAIL/SKIP line; the run ends with a line
 # 'N passed, M failed, K skipped' and exits non-zero if anything failed.
@@ -77,22 +78,16 @@ lines()
 	done
 }
 
-# cells NAME JSON: one record per matrix cell (N/A cells are not tests),
-# 'matrix/CONFIG/step N', or 'matrix/CONFIG/sparse step N' for a run
-# with sparse.  A run that left no readable JSON is one failure.
-cells()
+# results NAME matrix|boot JSON: the result lines of a matrix.json (a
+# line per cell that is a test) or a boot.json (per boot and check),
+# from the package's result model.  A run that left no readable JSON
+# is one failure, with the reason the model gives.
+results()
 {
-	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
-import json, sys
-m = json.load(open(sys.argv[1]))
-tag = "sparse " if m.get("sparse") else ""
-for c in m["cells"]:
-    if c["status"] == "N/A":
-        continue
-    what = "link" if c["kind"] == "link" else "%sstep %d" % (tag, c["step"])
-    reason = ": " + c["reason"] if c["reason"] else ""
-    print("%s matrix/%s/%s%s" % (c["status"], c["config"], what, reason))
-PY
+	local err
+	err=$("$HARNESS" lines "$2" "$3" 2>&1 >"$RESULTS/logs/$1.lines") ||
+		{ record FAIL "$1" "${err#harness lines: error: }"; return 0; }
+	lines <"$RESULTS/logs/$1.lines"
 }
 
 summary()
@@ -137,28 +132,15 @@ join()
 # A check that crashed the run counts as a failure too.
 trap 'rc=$?; for p in "${bg_pid[@]}"; do kill -- -"$p" 2>/dev/null; done; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
 
+# The unit tests of the harness package come first: seconds, no kernel.
+[ "$mode" != test ] || checker unit "$TOP/scripts/run-unit.sh"
+
 step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
 	exit 1
 "$TOP/scripts/check-patches.sh" 2>&1 | lines || true
 step "apply: git am of series" "$TOP/scripts/apply-series.sh" || exit 1
 step "apply: quilt push -a --fuzz=0 matches git am" "$TOP/scripts/check-quilt.sh" || true
 step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
-
-# boots NAME JSON: one record per boot (config and tree) and per check.
-boots()
-{
-	python3 - "$2" <<'PY' 2>/dev/null | lines || record FAIL "$1" "no readable results in $2"
-import json, sys
-for c in json.load(open(sys.argv[1])):
-    name = "boot/%s/%s" % (c["config"], c["tree"])
-    took = " in %.0f s" % c["seconds"] if "seconds" in c else ""
-    print("%s %s: %s%s" % (c["verdict"], name, c.get("reason") or "booted, every check verified", took))
-    for k, (v, d) in sorted(c.get("checks", {}).items()):
-        print("%s %s/%s: %s" % (v, name, k, d))
-    for k, v in c.get("kunit", {}).items():
-        print("%s %s/kunit/%s" % (v, name, k))
-PY
-}
 
 # checker NAME CMD...: a checker that prints PASS/FAIL/SKIP lines and
 # exits 0 or 1 (the lines say what failed); another exit status is a
@@ -168,7 +150,7 @@ checker()
 	local name=$1 rc t0
 	shift
 	t0=$(date +%s)
-	log "$name: $(basename "$1")"
+	log "$name: ${1##*/}${2:+ $2}"
 	set +e
 	"$@" 2>&1 | tee "$RESULTS/logs/$name.log" | lines
 	rc=${PIPESTATUS[0]}
@@ -212,12 +194,12 @@ runtime_lane()
 	# Runtime: base and series booted under QEMU, stressed side by side.
 	log "runtime test under QEMU: ${BOOT_CONFIGS:=x86_64} (base and series)"
 	set +e
-	"$TOP/scripts/boot-test.py" -j"$JOBS" --configs "$BOOT_CONFIGS" 2>&1 |
+	"$HARNESS" boot -j"$JOBS" --configs "$BOOT_CONFIGS" 2>&1 |
 		tee "$RESULTS/logs/boot.log"
 	rc=${PIPESTATUS[0]}
 	set -e
-	[ "$rc" -le 1 ] || record FAIL "boot" "boot-test.py exited with $rc; see $RESULTS/logs/boot.log"
-	boots boot "$RESULTS/boot/boot.json"
+	[ "$rc" -le 1 ] || record FAIL "boot" "harness boot exited with $rc; see $RESULTS/logs/boot.log"
+	results boot boot "$RESULTS/boot/boot.json"
 	log "runtime test: done"
 
 	# Code size: the functions of the series' vmlinux within 0.01% of
@@ -228,7 +210,7 @@ runtime_lane()
 	else
 		bloat_what=(--runtime x86_64)
 	fi
-	checker bloat "$TOP/scripts/bloat-report.py" -j"$JOBS" "${bloat_what[@]}"
+	checker bloat "$HARNESS" bloat -j"$JOBS" "${bloat_what[@]}"
 
 	# The series' KUnit suites under UML with kunit.py run.  Under QEMU
 	# x86_64 they run at boot in the runtime test's series kernel above,
@@ -248,13 +230,13 @@ matrix()
 	log "build matrix ($name): $*"
 	rm -f "$RESULTS/$name/matrix.json"
 	set +e
-	RESULTS=$RESULTS/$name "$TOP/scripts/build-matrix.py" -j"$JOBS" "$@" 2>&1 |
+	RESULTS=$RESULTS/$name "$HARNESS" matrix -j"$JOBS" "$@" 2>&1 |
 		tee "$RESULTS/logs/$name.log"
 	rc=${PIPESTATUS[0]}
 	set -e
 	# 0: all cells passed, 1: some cell failed (recorded below).
-	[ "$rc" -le 1 ] || record FAIL "matrix/$name" "build-matrix.py exited with $rc; see $RESULTS/logs/$name.log"
-	cells "matrix/$name" "$RESULTS/$name/matrix.json"
+	[ "$rc" -le 1 ] || record FAIL "matrix/$name" "harness matrix exited with $rc; see $RESULTS/logs/$name.log"
+	results "matrix/$name" matrix "$RESULTS/$name/matrix.json"
 	log "build matrix ($name): done in $(( $(date +%s) - t0 ))s"
 }
 
@@ -281,27 +263,29 @@ matrix matrix-sparse --steps final --sparse --configs "$CI_SPARSE_CONFIGS"
 if series_entries | grep -q '^zsdesc/'; then
 	matrix matrix-steps-zsdesc --part zsdesc --configs "$CI_ZSDESC_CONFIGS"
 fi
-# The matrix through two distccd helpers on loopback: same verdicts
-# and objects as a local run, also when a helper dies mid-run.  It has
-# its own tree, build directories and (empty) ccache under WORK/distcc,
-# so it runs beside the rest from here: the layout report and the final
+# distcc smoke test: x86_64 at the base through one distccd helper on
+# loopback, the same objects as a local build.  The full check (two
+# helpers, a mismatched one refused, one killed mid-run; three cold
+# runs, 10.4 min of a cold run here) is 'make distcc'.  It has its own
+# tree, build directories and (empty) ccache under WORK/distcc, so it
+# runs beside the rest from here: the layout report and the final
 # state spend much of their time in single-threaded Kconfig passes.
-[ "$mode" != test ] || background distcc checker distcc "$TOP/scripts/check-distcc.py"
+[ "$mode" != test ] || background distcc checker distcc "$HARNESS" distcc --smoke
 
 # Layout: offsets of struct ptdesc per config at the head.  It runs
 # before the final-state matrix, which then finds every config
 # configured and prepared at the same tree: run after it, the checkout
 # of the base for its warnings made every config prepare again.
-checker layout "$TOP/scripts/layout-report.py" -j"$JOBS"
+checker layout "$HARNESS" layout -j"$JOBS"
 matrix matrix-final --steps final ${CI_LINK_CONFIGS:+--link "$CI_LINK_CONFIGS"}
 
 # The asserts firing.
-checker asserts "$TOP/scripts/check-asserts-fire.py" -j"$JOBS"
+checker asserts "$HARNESS" asserts -j"$JOBS"
 
 # Objects built through the shared ccache are those a build without it
 # makes, whichever mode of ccache stored them (in the asserts' tree and
 # build directory, configured by now).
-checker ccache "$TOP/scripts/check-ccache-objects.py" -j"$JOBS"
+checker ccache "$HARNESS" ccache-objects -j"$JOBS"
 
 # Page-table state through struct page: found at the base, gone at the
 # end once struct page no longer declares the page-table members.
@@ -319,9 +303,9 @@ fi
 # zsmalloc touches struct page only in the zsdesc helpers.
 if series_entries | grep -q '^zsdesc/'; then
 	step "zsdesc: the page-use check finds struct page uses at the base" \
-		"$TOP/scripts/check-zsmalloc-page-use.py" --commit "$BASE_TAG" --expect-some || true
+		"$HARNESS" page-use --commit "$BASE_TAG" --expect-some || true
 	step "zsdesc: mm/zsmalloc.c uses struct page only in zsdesc helpers" \
-		"$TOP/scripts/check-zsmalloc-page-use.py" --commit "$SERIES_BRANCH" --expect-none || true
+		"$HARNESS" page-use --commit "$SERIES_BRANCH" --expect-none || true
 else
 	record SKIP "zsdesc: page-use check" "no zsdesc part in series"
 fi

@@ -102,7 +102,7 @@ teardown()
 	CONFIG_MMU=y
 	EOC
 	run env CONFIGS="$BATS_TEST_TMPDIR/configs" RESULTS="$BATS_TEST_TMPDIR/r" \
-		"$TOP/scripts/build-matrix.py" --steps all
+		"$TOP/scripts/harness" matrix --steps all
 	[ "$status" -eq 0 ]
 	[[ "$(cell "$BATS_TEST_TMPDIR/r/matrix.json" nocc 0)" == "SKIP no toolchain: harness-no-such-compiler-gcc not found"* ]]
 }
@@ -114,7 +114,7 @@ teardown()
 	four=$(commit_edit "$three" arch/arm64/mm/mmu.c 's/^void __init paging_init(void)$/static int harness_unused;\n&/' "arm64/mm: add a warning")
 	make_series "$BATS_TEST_TMPDIR/s" "$one" "$two" "$three" "$four"
 	"$TOP/scripts/apply-series.sh"
-	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/build-matrix.py" \
+	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/harness" matrix \
 		--steps all --configs x86_64,arm64-4k
 	[ "$status" -ne 0 ]
 	j=$BATS_TEST_TMPDIR/r/matrix.json
@@ -136,12 +136,12 @@ teardown()
 	two=$(commit_edit "$one" mm/pgtable-generic.c '1a\/* harness test */' "mm: touch generic code")
 	make_series "$BATS_TEST_TMPDIR/s" "$one" "$two"
 	"$TOP/scripts/apply-series.sh"
-	run env RESULTS="$BATS_TEST_TMPDIR/plain" "$TOP/scripts/build-matrix.py" \
+	run env RESULTS="$BATS_TEST_TMPDIR/plain" "$TOP/scripts/harness" matrix \
 		--steps final --configs x86_64
 	[ "$status" -eq 0 ]
 	[[ "$(cell "$BATS_TEST_TMPDIR/plain/matrix.json" x86_64 2)" == PASS* ]]
 	# The objects are up to date now: the final cell must still see them.
-	run env RESULTS="$BATS_TEST_TMPDIR/sparse" "$TOP/scripts/build-matrix.py" \
+	run env RESULTS="$BATS_TEST_TMPDIR/sparse" "$TOP/scripts/harness" matrix \
 		--steps final --sparse --configs x86_64
 	[ "$status" -ne 0 ]
 	[[ "$(cell "$BATS_TEST_TMPDIR/sparse/matrix.json" x86_64 2)" == "FAIL 1 new warning(s): mm/pgtable-generic.c: "*"address space"* ]]
@@ -171,14 +171,14 @@ PY
 	fake_matrix "$d/a" "$base" cfg-a
 	fake_matrix "$d/b" "$base" cfg-b
 	fake_matrix "$d/c" "$other" cfg-c
-	run "$TOP/scripts/merge-matrix.py" --out "$d/m" "$d/a" "$d/b"
+	run "$TOP/scripts/harness" merge --out "$d/m" "$d/a" "$d/b"
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"2 runs, 2 configs, 2 cells: 2 PASS"* ]]
 	grep -q '^| 0 base | PASS | PASS |$' "$d/m/matrix.md"
-	run "$TOP/scripts/merge-matrix.py" --out "$d/m2" "$d/a" "$d/a"
+	run "$TOP/scripts/harness" merge --out "$d/m2" "$d/a" "$d/a"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"cfg-a step 0 objects was built by"* ]]
-	run "$TOP/scripts/merge-matrix.py" --out "$d/m3" "$d/a" "$d/c"
+	run "$TOP/scripts/harness" merge --out "$d/m3" "$d/a" "$d/c"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"step 0 (base) is not the tree"* ]]
 }
@@ -192,7 +192,7 @@ PY
 	flock -n 9
 	echo "pid 1: another-run" >"$TREE.lock"
 	head=$(git -C "$TREE" rev-parse HEAD 2>/dev/null || echo none)
-	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/build-matrix.py" \
+	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/harness" matrix \
 		--steps 0 --configs x86_64
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"work tree $TREE is in use by another run (pid 1: another-run)"* ]]
@@ -204,37 +204,4 @@ PY
 	# Released, the tree is free again: the refused runs hold nothing.
 	exec 9>&-
 	flock -n "$TREE.lock" true
-}
-
-@test "a warning ccache replays with another checkout's paths is the same warning" {
-	# ccache keys hold paths relative to the build directory, so a hit
-	# can replay the stderr of a checkout at another absolute path with
-	# the same layout: the bats tree gets the matrix's objects.
-	w=$BATS_TEST_TMPDIR/w
-	mkdir -p "$w/harness/tree/mm" "$w/harness/build/x86_64/include/generated"
-	: > "$w/harness/tree/mm/memory.c"
-	: > "$w/harness/build/x86_64/include/generated/autoconf.h"
-	run env WORK="$w" TREE="$w/harness/tree" PYTHONPATH="$TOP/scripts" python3 - <<-'EOP'
-	import os
-	from kbuild import TREE, WORK, parse_warnings
-	b = os.path.join(WORK, "harness", "build", "x86_64")
-	msg = "mm/memory.c:10:5: warning: unused variable 'x' [-Wunused-variable]"
-	gen = "include/generated/autoconf.h:1:2: warning: w"
-	for line in (msg, "../../tree/" + msg, TREE + "/" + msg,
-	             "/elsewhere/work/tree/" + msg, "/elsewhere/work/harness/tree/" + msg,
-	             "/elsewhere/tree/x/tree/" + msg,
-	             gen, "/elsewhere/work/build/x86_64/" + gen,
-	             "/usr/include/x.h:1:2: warning: w", "/elsewhere/work/tree/mm/gone.c:1:2: warning: w"):
-	    print("|".join(sorted(parse_warnings(line, b))))
-	EOP
-	[ "$status" -eq 0 ]
-	[ "${#lines[@]}" -eq 10 ]
-	for i in 0 1 2 3 4 5; do
-		[ "${lines[$i]}" = "mm/memory.c: unused variable 'x' [-Wunused-variable]" ]
-	done
-	[ "${lines[6]}" = "include/generated/autoconf.h: w" ]
-	[ "${lines[7]}" = "include/generated/autoconf.h: w" ]
-	# Not in the tree, or no such file here: left as it was.
-	[ "${lines[8]}" = "/usr/include/x.h: w" ]
-	[ "${lines[9]}" = "/elsewhere/work/tree/mm/gone.c: w" ]
 }

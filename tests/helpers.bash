@@ -46,12 +46,5 @@ make_series()
 # cell JSON CONFIG STEP [KIND]: status of a matrix cell.
 cell()
 {
-	python3 -c '
-import json, sys
-f, cfg, step, kind = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
-for c in json.load(open(f))["cells"]:
-    if c["config"] == cfg and c["step"] == step and c["kind"] == kind:
-        print(c["status"], c["reason"]); break
-else:
-    print("MISSING")' "$1" "$2" "$3" "${4:-objects}"
+	"$TOP/scripts/harness" lines cell "$1" "$2" "$3" "${4:-objects}"
 }

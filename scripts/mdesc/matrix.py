@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""build-matrix.py - build every step of the series on every config.
+"""harness matrix - build every step of the series on every config.
 
 A *step* is the base or the tree after one more patch of the series; a
 *config* is a file in configs/; a *cell* is one step built with one
@@ -29,18 +28,22 @@ each object built, jobs a distcc helper failed).
 """
 
 import argparse
-import json
 import os
 import re
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (  # noqa: E402
-    BRANCH, BASE_TAG, CONFIGS, LINUX, RESULTS, SERIES, TREE, Config,
-    CANARIES, affects, ccache_env, check_distcc_helpers, configure, die, distcc_hosts,
-    first_error, git, object_enabled, worktree_changes,
-    log, make_cmd, objects_for, parse_warnings, run, sha256, show, step_objects)
+from .config import Config
+from .diagnostics import first_error, parse_warnings
+from .distcc import check_distcc_helpers, distcc_hosts
+from .errors import die, log
+from .kconfig import configure
+from .make import ccache_env, make_cmd
+from .objects import CANARIES, affects, object_enabled, objects_for, sha256, step_objects
+from . import series
+from .paths import BASE_TAG, BRANCH, CONFIGS, LINUX, RESULTS, TREE
+from .results import matrix_markdown, save_matrix, status_counts, write_text
+from .proc import git, run, show
+from .worktree import worktree_changes
 
 # The part of 'series' that carries fixes for the base itself.
 FIXES_PART = "fixes"
@@ -79,13 +82,7 @@ class Matrix:
         if not run(["git", "-C", LINUX, "rev-parse", "-q", "--verify",
                     f"refs/tags/{BASE_TAG}"], check=False).stdout.strip():
             die(f"no base tree in {LINUX}; run 'make base' first")
-        entries = []
-        if os.path.exists(SERIES):
-            with open(SERIES) as f:
-                for line in f:
-                    e = line.split("#", 1)[0].strip()
-                    if e:
-                        entries.append(e.split()[0])
+        entries = series.read()
         has_branch = run(["git", "-C", LINUX, "rev-parse", "-q", "--verify",
                           f"refs/heads/{BRANCH}"], check=False).returncode == 0
         commits = git("rev-list", "--reverse", f"{BASE_TAG}..{BRANCH}").split() \
@@ -361,58 +358,16 @@ class Matrix:
         }
         if done_to is not None:
             meta["done_to_step"] = done_to
-        with open(os.path.join(RESULTS, "matrix.json"), "w") as f:
-            json.dump(meta, f, indent=1)
-            f.write("\n")
-        with open(os.path.join(RESULTS, "matrix.md"), "w") as f:
-            f.write(matrix_markdown(meta, [c.name for c in cfgs]))
+        save_matrix(os.path.join(RESULTS, "matrix.json"), meta)
+        write_text(os.path.join(RESULTS, "matrix.md"),
+                   matrix_markdown(meta, [c.name for c in cfgs]))
         if done_to is None:
             log(f"results: {RESULTS}/matrix.md, {RESULTS}/matrix.json; " +
                 ", ".join(f"{v} {k}" for k, v in sorted(status_counts(self.cells).items())))
 
 
-def status_counts(cells):
-    counts = {}
-    for c in cells:
-        counts[c["status"]] = counts.get(c["status"], 0) + 1
-    return counts
-
-
-def matrix_markdown(meta, names):
-    """The Markdown matrix of a matrix.json's META: a row per step (and
-    per link), a column per config in NAMES, totals and reasons."""
-    cells = meta["cells"]
-    short = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP", "N/A": "-"}
-    rows = {}
-    for c in cells:
-        rows.setdefault((c["step"], c["kind"]), {})[c["config"]] = c
-    out = [f"# Build matrix ({meta['date']})", "",
-           f"base {meta['base'][:12]}, head {meta['head'][:12]}, "
-           f"{len(cells)} cells, {meta['elapsed']}s", ""]
-    if not meta.get("complete", True):
-        out += [f"**Incomplete:** the run had reached step {meta['done_to_step']} of "
-                f"{meta['patches']}; new warnings not yet compared with the base.", ""]
-    out += ["| step | " + " | ".join(names) + " |",
-            "|---" * (len(names) + 1) + "|"]
-    for (idx, kind) in sorted(rows):
-        row = rows[(idx, kind)]
-        label = next(iter(row.values()))["patch"] if kind == "objects" else "vmlinux link"
-        label = re.sub(r"^(.*/)?(\d{4})-(.{0,40}).*\.patch$", r"\1\2 \3", label)
-        out.append(f"| {idx} {label} | " +
-                   " | ".join(short[row[n]["status"]] if n in row else "" for n in names) + " |")
-    out += ["", "Totals: " + ", ".join(f"{k} {v}" for k, v in
-                                       sorted(status_counts(cells).items())),
-            "", "Reasons:", ""]
-    seen = set()
-    for c in cells:
-        if c["status"] in ("FAIL", "SKIP") and (c["config"], c["reason"]) not in seen:
-            seen.add((c["config"], c["reason"]))
-            out.append(f"- {c['config']} step {c['step']}: {c['status']}: {c['reason']}")
-    return "\n".join(out) + "\n"
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness matrix", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", help="comma-separated config names (default: all)")
@@ -429,11 +384,7 @@ def main():
     ap.add_argument("--sparse", action="store_true",
                     help="also run sparse (C=1); its new warnings fail a cell too")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     if args.link_only and not args.link:
         ap.error("--link-only needs --link")
-    sys.exit(Matrix(args).main())
-
-
-if __name__ == "__main__":
-    main()
+    return Matrix(args).main()

@@ -1,9 +1,8 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bench-ab.py - run time of the series against the base, A B A B.
+"""harness bench - run time of the series against the base, A B A B.
 
 Builds the base and the series with a runtime config and every debug
-option off (the 'bench' variant of scripts/boot-test.py), then boots
+option off (the 'bench' variant of scripts/harness boot), then boots
 them alternately, --pairs times each, under the same QEMU settings, and
 runs rtinit's microbenchmarks: fork+exit, mmap/touch/munmap of 2 MiB,
 page-fault throughput and zram write/read throughput.  For each pair
@@ -28,23 +27,20 @@ This is a measurement, not a test: it exits 0 unless a boot failed.
 """
 
 import argparse
-import importlib.util
-import json
 import os
 import re
 import statistics
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (BUILD, LINUX, RESULTS, TOP, WORK, Config, ccache_env, die,  # noqa: E402
-                    git, log)
+from .config import Config
+from .errors import die, log
+from .make import ccache_env
+from .paths import BUILD, LINUX, RESULTS, TOP, WORK
+from .results import write_json
+from .proc import git
 
-spec = importlib.util.spec_from_file_location(
-    "boot_test", os.path.join(os.path.dirname(os.path.abspath(__file__)), "boot-test.py"))
-bt = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bt)
+from . import boot as bt
 
 OUT = os.path.join(RESULTS, "bench")
 BOOT_TRIES = 3
@@ -94,7 +90,7 @@ def shifted_base(shift):
     with a temporary index, so no work tree is touched."""
     base = git("rev-parse", "base")
     src = git("show", f"{base}:init/main.c")
-    pad = (f'\n/* bench-ab.py layout control: {shift} bytes that are never run */\n'
+    pad = (f'\n/* harness bench layout control: {shift} bytes that are never run */\n'
            f'asm(".pushsection .text, \\"ax\\"\\n\\t.skip {shift}, 0xcc\\n\\t.popsection");\n')
     blob = subprocess.run(["git", "-C", LINUX, "hash-object", "-w", "--stdin"],
                           input=src + pad, text=True, capture_output=True,
@@ -119,8 +115,8 @@ def shifted_base(shift):
         check=True, capture_output=True, text=True).stdout.strip()
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness bench", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", default="x86_64", help="runtime config (default: %(default)s)")
@@ -130,7 +126,7 @@ def main():
                     help="bytes of padding in the layout control kernel, 0 for none "
                     "(default: %(default)s)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     env = ccache_env()
     os.makedirs(OUT, exist_ok=True)
@@ -225,13 +221,8 @@ def main():
             line += f"; control {min(ctl):.3f}/{cmed:.3f}/{max(ctl):.3f}"
         md.append(row)
         print(line, flush=True)
-    with open(os.path.join(OUT, "bench.json"), "w") as f:
-        json.dump(report, f, indent=1)
+    write_json(os.path.join(OUT, "bench.json"), report)
     with open(os.path.join(OUT, "bench.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     log(f"report: {os.path.relpath(os.path.join(OUT, 'bench.md'), TOP)}")
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

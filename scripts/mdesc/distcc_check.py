@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""check-distcc.py - the build matrix through distcc helpers, on loopback.
+"""harness distcc - the build matrix through distcc helpers, on loopback.
 
 Starts two distccd daemons on 127.0.0.1 at free ports, each allowed
 only from 127.0.0.1, and runs a small part of the build matrix
@@ -24,6 +23,12 @@ too, with the jobs the dead helper failed (compiled by the other one
 or locally) counted in its cells.  The daemons are stopped at the
 end, whatever happened.
 
+--smoke, instead of the checks, is the part of them that 'make test'
+runs: one helper, the x86_64 config at the base only (its canary
+objects and those the series touches), built locally and through the
+helper with an empty ccache; the objects must be the same.  The full
+check is 'make distcc'.
+
 --measure, instead of the checks, times the x86_64 config over the same
 steps with an empty ccache each time: locally at -j2, through one
 helper and through two at -j4, and writes RESULTS/distcc/measure.json.
@@ -40,8 +45,10 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import BASE_TAG, BRANCH, RESULTS, TOP, WORK, git, log  # noqa: E402
+from .errors import log
+from .paths import BASE_TAG, BRANCH, RESULTS, TOP, WORK
+from .proc import git
+from .results import cells_by_key, load_matrix
 
 CONFIGS = os.environ.get("DISTCC_CONFIGS", "x86_64,hexagon")
 JOBS = int(os.environ.get("DISTCC_JOBS", "4"))
@@ -119,8 +126,8 @@ def pick_steps():
     return ",".join(steps)
 
 
-def matrix(name, steps, hosts=None, empty_ccache=False, popen=False):
-    """Run build-matrix.py for CONFIGS and STEPS with its own build and
+def matrix(name, steps, hosts=None, empty_ccache=False, popen=False, configs=None):
+    """Run harness matrix for CONFIGS and STEPS with its own build and
     results directories; with HOSTS, through distcc."""
     env = dict(os.environ, BUILD=os.path.join(HERE, "build-" + name),
                RESULTS=os.path.join(HERE, "results-" + name),
@@ -139,8 +146,8 @@ def matrix(name, steps, hosts=None, empty_ccache=False, popen=False):
         shutil.rmtree(env["CCACHE_DIR"], ignore_errors=True)
     shutil.rmtree(env["BUILD"], ignore_errors=True)
     shutil.rmtree(env["RESULTS"], ignore_errors=True)
-    cmd = [os.path.join(TOP, "scripts", "build-matrix.py"), f"-j{jobs}",
-           "--configs", CONFIGS, "--steps", steps]
+    cmd = [os.path.join(TOP, "scripts", "harness"), "matrix", f"-j{jobs}",
+           "--configs", configs or CONFIGS, "--steps", steps]
     logf = open(os.path.join(OUT, name + ".log"), "w")
     log(f"matrix run '{name}'{' through ' + ' '.join(hosts) if hosts else ''}")
     p = subprocess.Popen(cmd, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True)
@@ -151,11 +158,8 @@ def matrix(name, steps, hosts=None, empty_ccache=False, popen=False):
 
 
 def cells(results):
-    try:
-        with open(os.path.join(results, "matrix.json")) as f:
-            return {(c["config"], c["step"], c["kind"]): c for c in json.load(f)["cells"]}
-    except FileNotFoundError:
-        return {}
+    path = os.path.join(results, "matrix.json")
+    return cells_by_key(load_matrix(path)) if os.path.exists(path) else {}
 
 
 def compare(ref, got):
@@ -205,13 +209,47 @@ def say(status, name, detail):
     print(f"{status} distcc/{name}: {detail}", flush=True)
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def smoke(tmp, daemons):
+    """x86_64 at the base, locally and through one helper: the same
+    verdicts and objects, and the helper did compile."""
+    try:
+        d = Daemon(tmp, "helper1")
+    except RuntimeError as e:
+        say("FAIL", "smoke: loopback helper", str(e))
+        return 1
+    daemons.append(d)
+    rc, res_local = matrix("local", "0", configs="x86_64")
+    if rc:
+        say("FAIL", "smoke: local reference run", f"exit {rc}; see {OUT}/local.log")
+        return 1
+    ref = cells(res_local)
+    t = time.time()
+    rc, res = matrix("smoke", "0", [d.host], empty_ccache=True, configs="x86_64")
+    took = time.time() - t
+    got = cells(res)
+    diffs, objs = compare(ref, got) if got else ([f"no results; see {OUT}/smoke.log"], 0)
+    jobs = d.jobs()
+    if not jobs:
+        diffs.append("the helper compiled nothing")
+    if rc == 0 and not diffs:
+        say("PASS", "smoke: one helper builds the objects a local build does",
+            f"{objs} object checksums equal, {jobs} jobs on the helper, {took:.0f} s")
+        return 0
+    say("FAIL", "smoke: one helper builds the objects a local build does",
+        "; ".join(diffs[:3]) or f"exit {rc}")
+    return 1
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness distcc", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--measure", action="store_true",
-                    help="time local, one helper and two helpers instead")
-    args = ap.parse_args()
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--measure", action="store_true",
+                      help="time local, one helper and two helpers instead")
+    mode.add_argument("--smoke", action="store_true",
+                      help="only x86_64 at the base through one helper ('make test')")
+    args = ap.parse_args(argv)
 
     for tool in ("distcc", "distccd"):
         if not shutil.which(tool):
@@ -231,6 +269,8 @@ def main():
     try:
         if args.measure:
             return measure(tmp, daemons, steps)
+        if args.smoke:
+            return smoke(tmp, daemons)
         log(f"configs {CONFIGS}, steps {steps}, -j{JOBS} through distcc")
         # A helper whose compiler differs: refused before any build.
         fake = os.path.join(tmp, "fake")
@@ -257,7 +297,7 @@ def main():
         else:
             fails += 1
             say("FAIL", "a helper with another compiler is refused",
-                f"build-matrix.py exited {rc}; see {OUT}/mismatched.log")
+                f"harness matrix exited {rc}; see {OUT}/mismatched.log")
         odd.stop()
 
         try:
@@ -348,7 +388,3 @@ def main():
             say("FAIL", "daemons stopped", f"still running: {' '.join(left)}")
         shutil.rmtree(tmp, ignore_errors=True)
     return 1 if fails else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""boot-test.py - boot the base and the series under QEMU and stress them.
+"""harness boot - boot the base and the series under QEMU and stress them.
 
 For each runtime config (configs/runtime/NAME.config) and each tree
 (the base, and the head of the applied series), build a kernel with the
@@ -22,19 +21,22 @@ Results: RESULTS/boot/NAME-TREE.log (console), RESULTS/boot/boot.md
 """
 
 import argparse
-import json
 import os
 import re
 import shlex
 import shutil
 import subprocess
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (  # noqa: E402
-    BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK, Config, build_in_tree, ccache_env, die,
-    first_error, log, run, tree_commit)
+from .build import build_in_tree
+from .config import Config
+from .diagnostics import first_error
+from .errors import die, log
+from .make import ccache_env
+from .paths import BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK
+from .proc import run
+from .results import save_boot
+from .worktree import tree_commit
 
 RUNTIME = os.path.join(CONFIGS, "runtime")
 OUT = os.path.join(RESULTS, "boot")
@@ -48,7 +50,7 @@ VARIANTS = {
     "nolockdep": ["# CONFIG_PROVE_LOCKING is not set",
                   "# CONFIG_DEBUG_LOCK_ALLOC is not set",
                   "# CONFIG_DEBUG_SPINLOCK is not set"],
-    # For timing (scripts/bench-ab.py): every debug option off.
+    # For timing (scripts/harness bench): every debug option off.
     # The options that only exist under those are turned off by name too,
     # or the check that every fragment line took effect would fail.
     "bench": ["# CONFIG_KASAN is not set", "# CONFIG_KASAN_GENERIC is not set",
@@ -302,9 +304,7 @@ def side_by_side(row, trees, field, prefix, fmt, sort=False):
 
 
 def write_report(cells, trees):
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(OUT, "boot.json"), "w") as f:
-        json.dump(cells, f, indent=1)
+    save_boot(os.path.join(OUT, "boot.json"), cells)
     names = []
     for c in cells:
         if c["config"] not in names:
@@ -339,8 +339,8 @@ def write_report(cells, trees):
         f.write("\n".join(lines))
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness boot", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="x86_64",
@@ -357,7 +357,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=900, help="seconds per boot")
     ap.add_argument("--build-only", action="store_true")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     env = ccache_env()
     kselftests = list(KSELFTESTS)
@@ -442,7 +442,3 @@ def main():
             write_report(cells, trees)
     log(f"report: {os.path.relpath(os.path.join(OUT, 'boot.md'), TOP)}")
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bloat-report.py - code size and hot-path code of the series against the base.
+"""harness bloat - code size and hot-path code of the series against the base.
 
 For each config (a matrix row in configs/), link vmlinux at the base and
 at the head of the series in build directories of their own, then:
@@ -16,7 +15,7 @@ at the head of the series in build directories of their own, then:
 
 With --runtime NAME the kernels are those of the runtime test's config
 configs/runtime/NAME.config (a matrix row plus the debug fragment),
-in the build directories scripts/boot-test.py uses: after a boot test
+in the build directories scripts/harness boot uses: after a boot test
 they are already built, so the comparison costs no compile.  'make
 test' does this for x86_64; 'make bloat' builds the matrix rows.  The
 functions of objects that only the series builds (its KUnit suites,
@@ -29,16 +28,18 @@ Prints 'PASS|FAIL|SKIP bloat/CONFIG/...: detail' lines.
 
 import argparse
 import difflib
-import json
 import os
 import re
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (  # noqa: E402
-    BUILD, CONFIGS, RESULTS, TOP, WORK, Config, build_in_tree, ccache_env, log, run,
-    tree_commit)
+from .build import build_in_tree
+from .config import Config
+from .errors import log
+from .make import ccache_env
+from .paths import BUILD, CONFIGS, RESULTS, TOP, WORK
+from .results import write_json
+from .proc import run
+from .worktree import tree_commit
 
 OUT = os.path.join(RESULTS, "bloat")
 HOT = ["__pte_alloc", "__pte_alloc_kernel", "__pmd_alloc", "__pud_alloc",
@@ -101,8 +102,8 @@ def disasm(tool, vmlinux, addr, size):
     return lines
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness bloat", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="x86_64",
@@ -112,7 +113,7 @@ def main():
     ap.add_argument("--bound", type=float, default=0.01,
                     help=".text growth allowed, in percent (default: %(default)s)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     env = ccache_env()
     os.makedirs(OUT, exist_ok=True)
     report, bad = [], 0
@@ -211,8 +212,7 @@ def main():
         rec["status"] = "PASS" if ok else "FAIL"
         report.append(rec)
 
-    with open(os.path.join(OUT, "bloat.json"), "w") as f:
-        json.dump(report, f, indent=1)
+    write_json(os.path.join(OUT, "bloat.json"), report)
     md = ["# Code size: series against base", "",
           "| config | functions, base | series | delta | .text section delta | bloat-o-meter |",
           "|---|---|---|---|---|---|"]
@@ -231,7 +231,3 @@ def main():
         f.write("\n".join(md) + "\n")
     log(f"report: {os.path.relpath(os.path.join(OUT, 'bloat.md'), TOP)}")
     return 1 if bad else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

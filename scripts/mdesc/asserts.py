@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""check-asserts-fire.py - show that the descriptor layout asserts break the build.
+"""harness asserts - show that the descriptor layout asserts break the build.
 
 For each descriptor (ptdesc, zsdesc) and each config variant, in a
 scratch worktree at the head of the series:
@@ -20,12 +19,14 @@ and MEMCG on and off.  Prints one PASS/FAIL/SKIP line per check.
 import argparse
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (  # noqa: E402
-    BRANCH, BUILD, CONFIGS, MUTANT, Config, ccache_env, configure,
-    git, log, make_cmd, mutant_worktree, run, show)
+from .config import Config
+from .errors import log
+from .kconfig import configure
+from .make import ccache_env, make_cmd
+from .paths import BRANCH, BUILD, CONFIGS, MUTANT
+from .proc import git, run, show
+from .worktree import mutant_worktree
 
 # MEMCG off, with what depends on it.
 NOMEMCG = ["# CONFIG_MEMCG is not set", "# CONFIG_MEMCG_KMEM is not set"]
@@ -70,13 +71,13 @@ def result(status, name, reason=""):
     return status
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness asserts", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--commit", default=BRANCH)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     env = ccache_env()
     commit = git("rev-parse", args.commit)
 
@@ -117,13 +118,10 @@ def main():
             if p.returncode == 0:
                 failed += result("FAIL", name, f"{obj} built with {field} misaligned") == "FAIL"
             elif not named:
-                failed += result("FAIL", name, f"{obj} failed, but not at an assert "
-                                 f"naming {field}: {fired[:1] or p.stdout.splitlines()[-1:]}") == "FAIL"
+                why = f"naming {field}: {fired[:1] or p.stdout.splitlines()[-1:]}"
+                failed += result("FAIL", name,
+                                 f"{obj} failed, but not at an assert {why}") == "FAIL"
             else:
                 result("PASS", name, f"{len(fired)} assert(s) fired, e.g. {named[0][-110:]}")
     log(f"{failed} failed")
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""check-zsmalloc-page-use.py - list struct page uses in mm/zsmalloc.c outside the zsdesc helpers.
+"""harness page-use - list struct page uses in mm/zsmalloc.c outside the zsdesc helpers.
 
 Reads mm/zsmalloc.c at a commit (default: the series head), strips
 comments and strings, splits it into top-level definitions and reports
@@ -10,7 +9,7 @@ set_page_private, PagePrivate, SetPagePrivate, ClearPagePrivate,
 __SetPageMovable, __ClearPageMovable, page_zone, ...) that is not inside
 the small set of zsdesc helpers allowed to touch struct page.
 
-Usage: check-zsmalloc-page-use.py [--commit REV] [--expect-none | --expect-some]
+Usage: harness page-use [--commit REV] [--expect-none | --expect-some]
 
 --expect-none fails if anything is found (the final tree);
 --expect-some fails if nothing is found (the base: the check must see
@@ -21,7 +20,6 @@ import argparse
 import os
 import re
 import subprocess
-import sys
 
 LINUX = os.environ.get("LINUX", os.path.join(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "work", "linux"))
@@ -112,15 +110,15 @@ def name_of(text):
     return m.group(1) if m else head.strip().split("\n")[-1][:40]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness page-use", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--commit", default="series")
     g = ap.add_mutually_exclusive_group()
     g.add_argument("--expect-none", action="store_true")
     g.add_argument("--expect-some", action="store_true")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     src = subprocess.run(["git", "-C", LINUX, "show", f"{args.commit}:mm/zsmalloc.c"],
                          check=True, text=True, capture_output=True).stdout
@@ -148,7 +146,3 @@ def main():
     if args.expect_some and not found:
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""bloat-per-patch.py - object code size of each patch against the one before.
+"""harness bloat-per-patch - object code size of each patch against the one before.
 
 For one config (default x86_64), walk the series step by step in a tree
 and a build directory of its own (WORK/steps, BUILD/steps-CONFIG).  At
@@ -13,27 +12,30 @@ of them, the step before against the step, and add up.
 An object that did not build, or that the config does not build, is
 listed and not compared; an object new at a step is compared with an
 empty one.  This is a report, not a check: the bound on code size is
-bloat-report.py's, on vmlinux; what a step adds is explained in
+harness bloat's, on vmlinux; what a step adds is explained in
 Documentation/performance.md.
 
 Results: RESULTS/bloat/per-patch-CONFIG.md and per-patch-CONFIG.json.
 """
 
 import argparse
-import json
 import os
 import re
 import shutil
-import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-os.environ["TREE"] = os.path.join(os.environ.get("WORK", os.path.join(TOP, "work")), "steps")
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (  # noqa: E402
-    BASE_TAG, BRANCH, BUILD, CONFIGS, RESULTS, TREE, Config, ccache_env, configure,
-    die, git, log, make_cmd, objects_for, run, step_objects, worktree_changes)
+from .config import Config
+from .errors import die, log
+from .kconfig import configure
+from .make import ccache_env, make_cmd
+from .objects import objects_for, step_objects
+from .paths import BASE_TAG, BRANCH, BUILD, CONFIGS, RESULTS, TOP, TREE, WORK
+from .results import write_json
+from .proc import git, run
+from .worktree import worktree_changes
 
 OUT = os.path.join(RESULTS, "bloat")
+# Its own worktree, so that it never waits for the matrix's lock.
+STEPS_TREE = os.path.join(WORK, "steps")
 
 
 def delta(old, new):
@@ -60,13 +62,19 @@ def empty_object(cfg, env, where):
     return path
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    if TREE != STEPS_TREE:
+        # Paths are read once, at the start of the command: start again
+        # with TREE pointing at the worktree of this check.
+        harness = os.path.join(TOP, "scripts", "harness")
+        os.execve(harness, [harness, "bloat-per-patch", *(argv or [])],
+                  dict(os.environ, TREE=STEPS_TREE))
+    ap = argparse.ArgumentParser(prog="harness bloat-per-patch", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--config", default="x86_64")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     cfg = Config(os.path.join(CONFIGS, args.config + ".config"),
                  builddir=os.path.join(BUILD, "steps-" + args.config))
@@ -136,9 +144,7 @@ def main():
 
     os.makedirs(OUT, exist_ok=True)
     base = os.path.join(OUT, f"per-patch-{cfg.name}")
-    with open(base + ".json", "w") as f:
-        json.dump({"config": cfg.name, "steps": rows}, f, indent=1)
-        f.write("\n")
+    write_json(base + ".json", {"config": cfg.name, "steps": rows})
     out = [f"# Object code size per patch, {cfg.name}", "",
            "Each step's objects (bloat-o-meter, functions and data), against the step before.", "",
            "| step | patch | objects | bytes | functions that changed |", "|---|---|---|---|---|"]
@@ -157,6 +163,3 @@ def main():
             miss = f"; not compared: {', '.join(r['not_compared'])}" if r["not_compared"] else ""
             log(f"step {r['step']}: {r['bytes']:+d} bytes in {len(r['objects'])} objects{miss}")
     return 0
-
-if __name__ == "__main__":
-    sys.exit(main())

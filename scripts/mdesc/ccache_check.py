@@ -1,6 +1,5 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""check-ccache-objects.py - objects built through ccache are the objects built without it.
+"""harness ccache-objects - objects built through ccache are the objects built without it.
 
 The harness shares one ccache between checkouts (CCACHE_BASEDIR), which
 makes ccache rewrite the paths on the compiler's command line.  A cached
@@ -27,12 +26,15 @@ harness's own, so the build directory is left as it was.
 import argparse
 import os
 import re
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import (  # noqa: E402
-    BRANCH, BUILD, CONFIGS, MUTANT, Config, ccache_env, configure,
-    git, log, make_cmd, mutant_worktree, run, sha256, show)
+from .config import Config
+from .errors import log
+from .kconfig import configure
+from .make import ccache_env, make_cmd
+from .objects import sha256
+from .paths import BRANCH, BUILD, CONFIGS, MUTANT
+from .proc import git, run, show
+from .worktree import mutant_worktree
 
 OBJECTS = ["mm/pgtable-generic.o"]
 
@@ -107,15 +109,15 @@ def check(cfg, jobs, env):
                   f"differ ({', '.join(set(names['no-relmap']) - set(names['plain']))[:80]})")
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness ccache-check", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="x86_64",
                     help="comma-separated configs (default x86_64)")
     ap.add_argument("--commit", default=BRANCH)
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     env = ccache_env()
     commit = git("rev-parse", args.commit)
 
@@ -136,7 +138,3 @@ def main():
         failed += check(cfg, args.jobs, env)
     log(f"{failed} failed")
     return 1 if failed else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

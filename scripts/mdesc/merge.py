@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""merge-matrix.py - one matrix from build-matrix runs over disjoint cells.
+"""harness merge - one matrix from build-matrix runs over disjoint cells.
 
 The full tier takes longer than one sitting on a small machine, so it
-can be run in batches of configs (build-matrix.py --configs A,B ... with
+can be run in batches of configs (harness matrix --configs A,B ... with
 RESULTS pointing at a directory per batch, or two batches at once with
 their own TREE and BUILD), and the links can be run apart from the
-steps (build-matrix.py --link-only).  This merges the batches'
+steps (harness matrix --link-only).  This merges the batches'
 matrix.json files into OUT/matrix.json and OUT/matrix.md, the same
 format as one run.
 
@@ -23,19 +22,13 @@ matrix incomplete, and says so.
 """
 
 import argparse
-import importlib.util
-import json
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kbuild import die, git, log  # noqa: E402
+from .errors import die, log
+from .proc import git
 
-spec = importlib.util.spec_from_file_location(
-    "build_matrix", os.path.join(os.path.dirname(os.path.abspath(__file__)), "build-matrix.py"))
-bm = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(bm)
+from .results import load_matrix, matrix_markdown, save_matrix, status_counts, write_text
 
 
 def tree_of(commit, cache):
@@ -44,25 +37,21 @@ def tree_of(commit, cache):
     return cache[commit]
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness merge", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--out", required=True, help="directory for the merged matrix")
     ap.add_argument("--rerun", action="append", default=[],
                     help="a run whose cells replace the batches' same cells (repeatable)")
     ap.add_argument("inputs", nargs="+", help="matrix.json files or directories holding one")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
 
     metas = []
     for path in args.inputs + args.rerun:
         if os.path.isdir(path):
             path = os.path.join(path, "matrix.json")
-        try:
-            with open(path) as f:
-                metas.append((path, json.load(f)))
-        except (OSError, ValueError) as e:
-            die(f"{path}: {e}")
+        metas.append((path, load_matrix(path)))
 
     trees = {}
     first_path, first = metas[0]
@@ -120,18 +109,10 @@ def main():
     }
     if incomplete:
         merged["done_to_step"] = min(m.get("done_to_step", 0) for _, m in incomplete)
-    os.makedirs(args.out, exist_ok=True)
-    with open(os.path.join(args.out, "matrix.json"), "w") as f:
-        json.dump(merged, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(args.out, "matrix.md"), "w") as f:
-        f.write(bm.matrix_markdown(merged, sorted(owner)))
-    counts = bm.status_counts(cells)
+    save_matrix(os.path.join(args.out, "matrix.json"), merged)
+    write_text(os.path.join(args.out, "matrix.md"), matrix_markdown(merged, sorted(owner)))
+    counts = status_counts(cells)
     log(f"{len(metas)} runs, {len(owner)} configs, {len(cells)} cells: " +
         ", ".join(f"{v} {k}" for k, v in sorted(counts.items())) +
         ("" if not incomplete else f"; incomplete: {', '.join(p for p, _ in incomplete)}"))
     return 1 if counts.get("FAIL") else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The command line: one subcommand per check, in the manner of
+kunit.py's subcommand map.  Errors are caught here and only here.
+
+  scripts/harness matrix --steps all --configs x86_64
+  scripts/harness lines matrix work/results/matrix-steps/matrix.json
+  scripts/harness paths
+"""
+
+import argparse
+import sys
+
+from . import (asserts, bench, bloat, bloat_per_patch, boot, ccache_check, conversions,
+               distcc_check, layout, matrix, merge, page_use, paths, paths_cmd, results,
+               series)
+from .errors import HarnessError
+
+# subcommand: (its module, what it does).  Each module has main(argv) and
+# parses its own options ('harness matrix -h').
+COMMANDS = {
+    "matrix": (matrix, "build every step of the series on configs (the matrix)"),
+    "merge": (merge, "merge matrix runs over disjoint cells"),
+    "layout": (layout, "offsets of struct ptdesc fields per config"),
+    "asserts": (asserts, "a misaligned descriptor field must break the build"),
+    "ccache-objects": (ccache_check, "objects through ccache equal those without"),
+    "page-use": (page_use, "struct page uses in mm/zsmalloc.c outside zsdesc helpers"),
+    "conversions": (conversions, "the functions each arch patch converts"),
+    "boot": (boot, "boot base and series under QEMU and stress them"),
+    "bench": (bench, "run time of the series against the base, A B A B"),
+    "bloat": (bloat, "code size of the series against the base"),
+    "bloat-per-patch": (bloat_per_patch, "object code size of each patch"),
+    "distcc": (distcc_check, "the matrix through loopback distcc helpers"),
+    "lines": (results, "result lines of a matrix.json or boot.json"),
+    "paths": (paths_cmd, "the harness's paths as NAME=value lines for shell"),
+    "series": (series, "the entries and parts of the series file"),
+}
+
+
+def parser():
+    ap = argparse.ArgumentParser(
+        prog="harness", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="The harness of the struct ptdesc / struct zsdesc series.",
+        epilog="commands:\n" + "\n".join(f"  {k:16} {v[1]}" for k, v in COMMANDS.items())
+        + "\n\n'harness COMMAND -h' describes a command's options.")
+    ap.add_argument("command", choices=COMMANDS, metavar="command")
+    ap.add_argument("args", nargs=argparse.REMAINDER)
+    return ap
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    paths.set_prog(f"harness {args.command}")
+    module = COMMANDS[args.command][0]
+    try:
+        return module.main(args.args) or 0
+    except HarnessError as e:
+        print(f"{paths.PROG}: error: {e}", file=sys.stderr, flush=True)
+        return e.status
+    except KeyboardInterrupt:
+        print(f"{paths.PROG}: interrupted", file=sys.stderr, flush=True)
+        return 130

@@ -1,0 +1,64 @@
+# SPDX-License-Identifier: GPL-2.0
+"""One error convention: library code raises a HarnessError; the
+command line (cli.main) catches it once, prints 'PROG: error: ...'
+and exits with the error's status.  Nothing below cli calls sys.exit
+(but a SIGTERM handler, which must end the process).
+"""
+
+import sys
+
+from . import paths
+
+
+class HarnessError(Exception):
+    """A failure the user can act on; the message says what to do."""
+    status = 1
+
+
+class CommandFailed(HarnessError):
+    """A command the harness needed exited non-zero."""
+
+    def __init__(self, cmd, output, returncode):
+        self.cmd, self.output, self.returncode = cmd, output, returncode
+        super().__init__(f"{cmd} failed:\n{output}")
+
+
+class ConfigError(HarnessError):
+    """A configs/ file that cannot be used as it is."""
+
+
+class ToolchainMissing(HarnessError, LookupError):
+    """No compiler for a config; a cell says SKIP with this reason.
+    (A LookupError as well, which callers of Config.compiler() caught
+    before this hierarchy existed.)"""
+
+
+class WorktreeBusy(HarnessError):
+    """Another run holds the lock of a worktree."""
+
+
+class DistccError(HarnessError):
+    """A distcc helper that cannot be trusted with this run's compiles."""
+
+
+class ResultsUnreadable(HarnessError):
+    """A results file (matrix.json, boot.json) that is missing, cut
+    short or not of the expected shape."""
+
+
+class UsageError(HarnessError):
+    """Bad arguments to a command."""
+    status = 2
+
+
+def log(msg):
+    print(f"{paths.PROG}: {msg}", flush=True)
+
+
+def warn(msg):
+    print(f"{paths.PROG}: warning: {msg}", file=sys.stderr, flush=True)
+
+
+def die(msg):
+    """Raise a HarnessError; kept as a name because every command used it."""
+    raise HarnessError(msg)

@@ -1,0 +1,27 @@
+# SPDX-License-Identifier: GPL-2.0
+"""harness paths: the paths of paths.py as NAME=value lines, quoted for
+shell, so that lib.sh reads them instead of keeping copies; with
+--toolchain-root, the directory of the self-built compilers (none
+printed, and status 1, without their source packages)."""
+
+import argparse
+import shlex
+
+from . import paths
+from .toolchain import toolchain_root
+
+
+def render():
+    return "".join(f"{k}={shlex.quote(v)}\n" for k, v in paths.EXPORTED.items())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness paths", description=__doc__)
+    ap.add_argument("--toolchain-root", action="store_true")
+    if ap.parse_args(argv).toolchain_root:
+        root = toolchain_root()
+        if root:
+            print(root)
+        return 0 if root else 1
+    print(render(), end="")
+    return 0

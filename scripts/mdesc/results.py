@@ -1,0 +1,239 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The result model: statuses, result lines, and the only code that
+reads and writes matrix.json and boot.json.
+
+A *cell* is one step built with one config (matrix.json); a *boot* is
+one tree booted with one runtime config (boot.json).  Either turns
+into result lines 'STATUS name: reason', which run-tests.sh records
+(harness lines matrix|boot FILE).  Files are written whole or not at
+all (a temporary file renamed over the old one): a run stopped at any
+moment leaves the last complete file, never half of one.
+"""
+
+import argparse
+import enum
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass
+
+from .errors import ResultsUnreadable
+
+
+class Status(str, enum.Enum):
+    PASS = "PASS"
+    FAIL = "FAIL"
+    SKIP = "SKIP"
+    NA = "N/A"        # a cell the step cannot affect: not a test
+    BUILT = "BUILT"   # a boot kernel built, not booted (--build-only)
+
+    def __str__(self):
+        return self.value
+
+
+@dataclass(frozen=True)
+class Line:
+    """One result line: what run-tests.sh counts."""
+    status: Status
+    name: str
+    reason: str = ""
+
+    def __str__(self):
+        return f"{self.status} {self.name}" + (f": {self.reason}" if self.reason else "")
+
+    @classmethod
+    def parse(cls, text):
+        """A 'STATUS name[: reason]' line, or None for any other line."""
+        m = re.match(r"^(PASS|FAIL|SKIP) (.+?)(?:: (.*))?$", text.rstrip("\n"))
+        if not m:
+            return None
+        return cls(Status(m.group(1)), m.group(2), m.group(3) or "")
+
+
+def write_json(path, data):
+    """Write DATA to PATH atomically (rename of a complete file)."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def write_text(path, text):
+    """Write TEXT to PATH atomically."""
+    d = os.path.dirname(os.path.abspath(path))
+    os.makedirs(d, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
+
+
+def _load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise ResultsUnreadable(f"{path}: no such file (did the run start?)") from None
+    except (OSError, ValueError) as e:
+        raise ResultsUnreadable(f"{path}: not readable as JSON ({e}); "
+                                "the run that wrote it was cut short") from None
+
+
+CELL_KEYS = ("config", "step", "kind", "status", "reason")
+STATUSES = {s.value for s in Status}
+
+
+def load_matrix(path):
+    """A matrix.json, checked: cells with the keys every reader uses, a
+    known status, and no cell twice (config, step, kind)."""
+    meta = _load(path)
+    if not isinstance(meta, dict) or not isinstance(meta.get("cells"), list):
+        raise ResultsUnreadable(f"{path}: no list of cells")
+    seen = set()
+    for i, c in enumerate(meta["cells"]):
+        missing = [k for k in CELL_KEYS if not isinstance(c, dict) or k not in c]
+        if missing:
+            raise ResultsUnreadable(f"{path}: cell {i} lacks {', '.join(missing)}")
+        if c["status"] not in STATUSES:
+            raise ResultsUnreadable(f"{path}: cell {i} has status {c['status']!r}")
+        key = (c["config"], c["step"], c["kind"])
+        if key in seen:
+            raise ResultsUnreadable(f"{path}: cell {key[0]} step {key[1]} "
+                                    f"({key[2]}) is there twice")
+        seen.add(key)
+    return meta
+
+
+def save_matrix(path, meta):
+    write_json(path, meta)
+
+
+def cell_key(c):
+    return (c["config"], c["step"], c["kind"])
+
+
+def cells_by_key(meta):
+    return {cell_key(c): c for c in meta["cells"]}
+
+
+def status_counts(cells, key="status"):
+    counts = {}
+    for c in cells:
+        counts[c[key]] = counts.get(c[key], 0) + 1
+    return counts
+
+
+def matrix_lines(meta):
+    """One line per cell that is a test (N/A cells are not):
+    'matrix/CONFIG/step N', 'matrix/CONFIG/sparse step N' for a run
+    with sparse, 'matrix/CONFIG/link' for a full link."""
+    tag = "sparse " if meta.get("sparse") else ""
+    out = []
+    for c in meta["cells"]:
+        if c["status"] == Status.NA:
+            continue
+        what = "link" if c["kind"] == "link" else f"{tag}step {c['step']}"
+        out.append(Line(Status(c["status"]), f"matrix/{c['config']}/{what}", c["reason"] or ""))
+    return out
+
+
+def matrix_markdown(meta, names):
+    """The Markdown matrix of META: a row per step (and per link), a
+    column per config in NAMES, totals and reasons."""
+    cells = meta["cells"]
+    short = {"PASS": "PASS", "FAIL": "**FAIL**", "SKIP": "SKIP", "N/A": "-"}
+    rows = {}
+    for c in cells:
+        rows.setdefault((c["step"], c["kind"]), {})[c["config"]] = c
+    out = [f"# Build matrix ({meta['date']})", "",
+           f"base {meta['base'][:12]}, head {meta['head'][:12]}, "
+           f"{len(cells)} cells, {meta['elapsed']}s", ""]
+    if not meta.get("complete", True):
+        out += [f"**Incomplete:** the run had reached step {meta['done_to_step']} of "
+                f"{meta['patches']}; new warnings not yet compared with the base.", ""]
+    out += ["| step | " + " | ".join(names) + " |",
+            "|---" * (len(names) + 1) + "|"]
+    for (idx, kind) in sorted(rows):
+        row = rows[(idx, kind)]
+        label = next(iter(row.values()))["patch"] if kind == "objects" else "vmlinux link"
+        label = re.sub(r"^(.*/)?(\d{4})-(.{0,40}).*\.patch$", r"\1\2 \3", label)
+        out.append(f"| {idx} {label} | " +
+                   " | ".join(short[row[n]["status"]] if n in row else "" for n in names) + " |")
+    out += ["", "Totals: " + ", ".join(f"{k} {v}" for k, v in
+                                       sorted(status_counts(cells).items())),
+            "", "Reasons:", ""]
+    seen = set()
+    for c in cells:
+        if c["status"] in ("FAIL", "SKIP") and (c["config"], c["reason"]) not in seen:
+            seen.add((c["config"], c["reason"]))
+            out.append(f"- {c['config']} step {c['step']}: {c['status']}: {c['reason']}")
+    return "\n".join(out) + "\n"
+
+
+def load_boot(path):
+    """A boot.json: a list of boots, each with config, tree and verdict."""
+    boots = _load(path)
+    if not isinstance(boots, list):
+        raise ResultsUnreadable(f"{path}: not a list of boots")
+    for i, b in enumerate(boots):
+        missing = [k for k in ("config", "tree", "verdict")
+                   if not isinstance(b, dict) or k not in b]
+        if missing:
+            raise ResultsUnreadable(f"{path}: boot {i} lacks {', '.join(missing)}")
+        if b["verdict"] not in STATUSES:
+            raise ResultsUnreadable(f"{path}: boot {i} has verdict {b['verdict']!r}")
+    return boots
+
+
+def save_boot(path, boots):
+    write_json(path, boots)
+
+
+def boot_lines(boots):
+    """A line per boot ('boot/CONFIG/TREE'), per check of its rtinit
+    and per KUnit case that ran at boot."""
+    out = []
+    for b in boots:
+        name = f"boot/{b['config']}/{b['tree']}"
+        took = f" in {b['seconds']:.0f} s" if "seconds" in b else ""
+        out.append(Line(Status(b["verdict"]), name,
+                        (b.get("reason") or "booted, every check verified") + took))
+        for k, (v, d) in sorted(b.get("checks", {}).items()):
+            out.append(Line(Status(v), f"{name}/{k}", d))
+        for k, v in b.get("kunit", {}).items():
+            out.append(Line(Status(v), f"{name}/kunit/{k}"))
+    return out
+
+
+def main(argv=None):
+    """harness lines matrix|boot FILE, or harness lines cell FILE CONFIG
+    STEP [KIND] (the status and reason of one cell, or MISSING)."""
+    ap = argparse.ArgumentParser(prog="harness lines", description=main.__doc__)
+    ap.add_argument("kind", choices=("matrix", "boot", "cell"))
+    ap.add_argument("file")
+    ap.add_argument("cell", nargs="*", metavar="CONFIG STEP [KIND]")
+    args = ap.parse_args(argv)
+    if args.kind == "cell":
+        if len(args.cell) not in (2, 3):
+            ap.error("cell takes CONFIG STEP [KIND]")
+        key = (args.cell[0], int(args.cell[1]), args.cell[2] if len(args.cell) == 3 else "objects")
+        c = cells_by_key(load_matrix(args.file)).get(key)
+        print(f"{c['status']} {c['reason']}" if c else "MISSING")
+        return 0
+    lines = matrix_lines(load_matrix(args.file)) if args.kind == "matrix" \
+        else boot_lines(load_boot(args.file))
+    for ln in lines:
+        print(ln)
+    return 0
