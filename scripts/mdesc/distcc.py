@@ -60,7 +60,7 @@ unsigned long probe_sum(const struct probe *p)
 """
 
 
-def check_distcc_helpers(cfgs, env):
+def check_distcc_helpers(cfgs, env):  # spawns the compilers, locally and on helpers
     """Compile a probe with each config's compiler locally and on each
     helper alone (no fallback) and compare the objects byte for byte:
     a helper with another compiler version would put different code,

@@ -23,7 +23,7 @@ def sha256(path):
     return h.hexdigest()
 
 
-def _dir_lists(cfg, directory, env, cache):
+def _dir_lists(cfg, directory, env, cache):  # spawns make (Makefile.build)
     """(objects, subdirectories) that DIRECTORY's kbuild file builds."""
     if directory in cache:
         return cache[directory]

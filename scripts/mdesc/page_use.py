@@ -17,12 +17,9 @@ what it is meant to catch).
 """
 
 import argparse
-import os
 import re
-import subprocess
 
-LINUX = os.environ.get("LINUX", os.path.join(
-    os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "work", "linux"))
+from .proc import git
 
 # The helpers that convert between struct zsdesc and struct page, or
 # wrap a page API for a zsdesc.  Only these may touch struct page.
@@ -110,18 +107,9 @@ def name_of(text):
     return m.group(1) if m else head.strip().split("\n")[-1][:40]
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(prog="harness page-use", description=__doc__.split("\n")[0],
-                                 epilog=__doc__.split("\n", 2)[2],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--commit", default="series")
-    g = ap.add_mutually_exclusive_group()
-    g.add_argument("--expect-none", action="store_true")
-    g.add_argument("--expect-some", action="store_true")
-    args = ap.parse_args(argv)
-
-    src = subprocess.run(["git", "-C", LINUX, "show", f"{args.commit}:mm/zsmalloc.c"],
-                         check=True, text=True, capture_output=True).stdout
+def uses(src):
+    """(line, definition, text) of each struct page use in SRC (a
+    zsmalloc.c) outside the helpers that may make one."""
     clean = strip(src)
     raw = src.split("\n")
     found = []
@@ -138,6 +126,20 @@ def main(argv=None):
                     no = first + off
                     found.append((no, name, raw[no - 1].strip()))
                     break
+    return found
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(prog="harness page-use", description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--commit", default="series")
+    g = ap.add_mutually_exclusive_group()
+    g.add_argument("--expect-none", action="store_true")
+    g.add_argument("--expect-some", action="store_true")
+    args = ap.parse_args(argv)
+
+    found = uses(git("show", f"{args.commit}:mm/zsmalloc.c"))
     for no, name, text in found:
         print(f"mm/zsmalloc.c:{no}: in {name}: {text}")
     print(f"{len(found)} struct page use(s) outside the zsdesc helpers at {args.commit}")

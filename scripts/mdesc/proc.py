@@ -5,8 +5,8 @@
 import shlex
 import subprocess
 
+from . import paths
 from .errors import CommandFailed
-from .paths import LINUX
 
 
 def run(cmd, cwd=None, env=None, check=True):
@@ -17,8 +17,9 @@ def run(cmd, cwd=None, env=None, check=True):
     return p
 
 
-def git(*args, cwd=LINUX):
-    return run(["git", "-C", cwd, *args]).stdout.strip()
+def git(*args, cwd=None):
+    """git in CWD (default: the base repository), its output stripped."""
+    return run(["git", "-C", cwd or paths.LINUX, *args]).stdout.strip()
 
 
 def show(cmd):

@@ -1,0 +1,212 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The build matrix's verdicts, on a fake kernel tree (after tuxmake's
+tests): git, make and the compiler are replaced by a table of what each
+step's tree prints, so that step selection, cells, the warning baseline
+and the report are checked in milliseconds.  The compiler lines are
+real gcc 12 output (test_data/compiler/warnings.txt)."""
+
+import argparse
+import json
+import types
+
+import pytest
+
+from conftest import data
+from mdesc import matrix, objects
+from mdesc.config import Config
+from mdesc.errors import HarnessError
+
+with open(data("compiler", "warnings.txt")) as f:
+    GCC_WARNINGS = f.read()
+UNUSED_X = [ln for ln in GCC_WARNINGS.splitlines() if "unused variable" in ln][-1]
+
+ENTRIES = ["fixes/0001-fix.patch", "ptdesc/0001-a.patch", "ptdesc/0002-b.patch",
+           "ptdesc/0003-s390.patch"]
+COMMITS = ["c1", "c2", "c3", "c4"]
+FILES = {"c1": ["arch/loongarch/kernel/traps.c"], "c2": ["include/linux/mm_types.h"],
+         "c3": ["mm/memory.c"], "c4": ["arch/s390/mm/gmap.c"]}
+
+
+class FakeKernel:
+    """What git and make say, per checked-out commit."""
+
+    def __init__(self, monkeypatch, tmp_path, out=None, rc=None):
+        self.commit = "base0"
+        self.out = out or {}          # commit -> compiler output
+        self.rc = rc or {}            # commit -> make status
+        self.makes = []
+        monkeypatch.setattr(matrix, "run", self.run)
+        monkeypatch.setattr(matrix, "git", self.git)
+        monkeypatch.setattr(matrix, "configure", lambda cfg, jobs, env: None)
+        monkeypatch.setattr(matrix, "worktree_changes", lambda tree: "")
+        monkeypatch.setattr(matrix, "sha256", lambda p: "0" * 64)
+        monkeypatch.setattr(matrix, "RESULTS", str(tmp_path))
+        monkeypatch.setattr(matrix.series, "read", lambda: list(ENTRIES))
+        monkeypatch.setattr(Config, "version", lambda self: "gcc (Debian 12.2.0-14) 12.2.0")
+        monkeypatch.setattr(objects, "_dir_lists", self.dir_lists)
+
+    @staticmethod
+    def dir_lists(cfg, d, env, cache):
+        return {"mm": ({"mm/memory.o", "mm/zsmalloc.o"}, set()),
+                "kernel": ({"kernel/fork.o"}, set()),
+                "arch/x86/mm": ({"arch/x86/mm/pgtable.o"}, set())}.get(d, (set(), set()))
+
+    def run(self, cmd, cwd=None, env=None, check=True):
+        if cmd[0] == "git":
+            if "checkout" in cmd:
+                self.commit = cmd[-1]
+            return types.SimpleNamespace(stdout="x\n", returncode=0)
+        self.makes.append((self.commit, cmd))
+        return types.SimpleNamespace(stdout=self.out.get(self.commit, ""),
+                                     returncode=self.rc.get(self.commit, 0))
+
+    def git(self, *args, cwd=None):
+        if args[0] == "rev-list":
+            return "\n".join(COMMITS)
+        if args[0] == "rev-parse":
+            return "base0"
+        if args[:2] == ("diff", "--name-only"):
+            a, b = args[2], args[3]
+            order = ["base0"] + COMMITS
+            return "\n".join(f for c in order[order.index(a) + 1:order.index(b) + 1]
+                             for f in FILES[c])
+        raise AssertionError(args)
+
+
+def run_matrix(steps="all", configs="x86_64", **kw):
+    args = argparse.Namespace(configs=configs, steps=steps, part=kw.get("part"),
+                              link=kw.get("link", ""), link_only=False,
+                              sparse=kw.get("sparse", False), jobs=2)
+    m = matrix.Matrix(args)
+    return m.main(), m
+
+
+def cells(m):
+    return {(c["step"], c["kind"]): (c["status"], c["reason"]) for c in m.cells}
+
+
+def test_every_step(monkeypatch, tmp_path):
+    fk = FakeKernel(monkeypatch, tmp_path)
+    rc, m = run_matrix()
+    assert rc == 0
+    assert cells(m) == {
+        (0, "objects"): ("PASS", ""),
+        (1, "objects"): ("N/A", "step does not touch this config's files"),
+        (2, "objects"): ("PASS", ""),
+        (3, "objects"): ("PASS", ""),
+        (4, "objects"): ("N/A", "step does not touch this config's files"),
+    }
+    # Step 3 changes one .c file: only its object.  Step 2 changes a
+    # header: the canaries the config builds.
+    built = {c["step"]: c["objects"] for c in m.cells}
+    assert built[3] == ["mm/memory.o"]
+    assert set(built[2]) == {"mm/memory.o", "mm/zsmalloc.o", "kernel/fork.o",
+                             "arch/x86/mm/pgtable.o"}
+    meta = json.loads((tmp_path / "matrix.json").read_text())
+    assert meta["complete"] and meta["patches"] == 4 and len(meta["cells"]) == 5
+    assert "| 3 ptdesc/0002 b | PASS |" in (tmp_path / "matrix.md").read_text()
+    assert [c for c, _ in fk.makes] == ["base0", "c2", "c3"]
+
+
+def test_a_compile_error_fails_its_step_only(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path, out={"c3": "mm/memory.c:9:1: error: expected ';'\n"},
+               rc={"c3": 2})
+    rc, m = run_matrix()
+    assert rc == 1
+    got = cells(m)
+    assert got[(3, "objects")] == ("FAIL", "mm/memory.c:9:1: error: expected ';'")
+    assert got[(2, "objects")] == ("PASS", "")
+    failed = [c for c in m.cells if c["status"] == "FAIL"][0]
+    assert failed["make"].startswith("make -C ") and failed["object_sha256"] == {}
+
+
+def test_a_new_warning_fails_a_step(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path, out={"c3": UNUSED_X + "\n"})
+    rc, m = run_matrix()
+    assert rc == 1
+    status, reason = cells(m)[(3, "objects")]
+    assert status == "FAIL" and reason.startswith("1 new warning(s): mm/w.c: unused variable")
+
+
+def test_a_warning_the_base_has_is_not_new(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path, out={"base0": GCC_WARNINGS, "c3": UNUSED_X + "\n"})
+    rc, m = run_matrix()
+    assert rc == 0 and cells(m)[(3, "objects")] == ("PASS", "")
+
+
+def test_the_final_state_against_the_base(monkeypatch, tmp_path):
+    """--steps final: the last step's diff is taken from the base, and
+    objects not built at the base are rebuilt there for their warnings."""
+    fk = FakeKernel(monkeypatch, tmp_path, out={"c4": UNUSED_X + "\n"})
+    rc, m = run_matrix(steps="final")
+    assert rc == 1
+    assert cells(m) == {(4, "objects"): ("FAIL", cells(m)[(4, "objects")][1])}
+    assert [c for c, _ in fk.makes] == ["c4", "base0"]
+
+
+def test_link(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    monkeypatch.setattr(matrix.os.path, "exists", lambda p: True)
+    rc, m = run_matrix(steps="final", link="all")
+    assert cells(m)[(4, "link")] == ("PASS", "")
+
+
+def test_selecting_a_part(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    rc, m = run_matrix(part="ptdesc")
+    assert sorted(s for s, _ in cells(m)) == [2, 3, 4]
+
+
+@pytest.mark.parametrize("sel,want", [
+    ("all", {0, 1, 2, 3, 4}), ("final", {4}), ("0,2", {0, 2}), ("1..3", {1, 2, 3}),
+    ("3..", {3, 4}), ("0,2..3,9", {0, 2, 3}),
+])
+def test_selected_steps(sel, want):
+    m = matrix.Matrix(argparse.Namespace(steps=sel, part=None))
+    steps = [{"index": i, "name": n} for i, n in enumerate(["base"] + ENTRIES)]
+    assert m.selected_steps(steps) == want
+
+
+def test_bad_step_selection():
+    m = matrix.Matrix(argparse.Namespace(steps="two", part=None))
+    with pytest.raises(HarnessError, match="--steps two: expected"):
+        m.selected_steps([{"index": 0, "name": "base"}])
+
+
+def test_unknown_config(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    with pytest.raises(HarnessError, match="unknown config.s.: nope"):
+        run_matrix(configs="x86_64,nope")
+
+
+def test_series_and_branch_disagree(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    monkeypatch.setattr(matrix.series, "read", lambda: ENTRIES[:2])
+    with pytest.raises(HarnessError, match="has 4 commits but series lists 2 patches"):
+        run_matrix()
+
+
+def test_no_toolchain_is_a_skip_per_step(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    monkeypatch.setattr(matrix.Config, "compiler",
+                        lambda self: (_ for _ in ()).throw(LookupError("no toolchain: x")))
+    rc, m = run_matrix(steps="0,3")
+    assert rc == 0 and cells(m) == {(0, "objects"): ("SKIP", "no toolchain: x"),
+                                    (3, "objects"): ("SKIP", "no toolchain: x")}
+
+
+def test_distcc_failures(monkeypatch):
+    out = ("distcc[123] (dcc_build_somewhere) Warning: failed to distribute\n"
+           "distcc[123] ERROR: compile on 127.0.0.1 failed\n"
+           "distcc[456] Warning: failed to distribute x\n")
+    monkeypatch.setenv("DISTCC_HOSTS", "127.0.0.1:1/2")
+    assert matrix.distcc_failures(out) == 2
+    monkeypatch.delenv("DISTCC_HOSTS")
+    assert matrix.distcc_failures(out) == 0
+
+
+def test_command_line(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    assert matrix.main(["--steps", "0", "--configs", "x86_64", "-j1"]) == 0
+    with pytest.raises(SystemExit):
+        matrix.main(["--link-only"])
