@@ -10,7 +10,9 @@
 # $SERIES_BRANCH when every patch applied.  A patch that does not apply
 # stops the run with its name and the first failing file and hunk; the
 # base, the previous $SERIES_BRANCH and the work tree are left as they
-# were.  A base work tree with local changes is refused.
+# were.  A base work tree with local changes is refused.  What an apply
+# killed with SIGKILL left (its git am, an index lock, its scratch
+# branch) is repaired first, and the run says so.
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -18,6 +20,21 @@ set -euo pipefail
 maybe_usage "$@"
 
 require_base
+# One apply at a time in the repository; under that lock, what a killed
+# apply left (its git am, an index lock) is repaired before the check
+# for local changes.
+exec {apply_lock}>>"$LINUX/.git/harness-apply.lock"
+flock -n "$apply_lock" || die "another apply is running in $LINUX; wait for it"
+"$HARNESS" repair --am "$LINUX"
+for b in $(git -C "$LINUX" for-each-ref --format='%(refname:short)' "refs/heads/$SERIES_BRANCH-apply-*"); do
+	# The scratch branch of a killed apply (its pid is in the name).
+	if ! kill -0 "${b##*-}" 2>/dev/null; then
+		[ "$(git -C "$LINUX" symbolic-ref -q --short HEAD)" != "$b" ] ||
+			git_linux checkout -q -f --detach "$BASE_TAG"
+		git_linux branch -q -D "$b"
+		log "repaired: deleted $b, the scratch branch of a killed apply"
+	fi
+done
 require_clean "$LINUX"
 
 mapfile -t entries < <(series_entries)

@@ -105,7 +105,8 @@ lock_worktree()
 ensure_worktree()
 {
 	lock_worktree "$1"
-	[ -e "$1/.git" ] && return 0
+	# Ours now: an index lock that no process holds is a killed run's.
+	[ -e "$1/.git" ] && { "$HARNESS" repair "$1"; return 0; }
 	# One 'worktree prune' + 'add' at a time in the repository: a prune
 	# beside another run's add could drop its new entry.
 	(

@@ -33,7 +33,7 @@ run_once()
 {
 	local w=$tmp/$1 t0
 	t0=$(date +%s)
-	LINUX=$LINUX WORK=$w TREE=$w/tree BUILD=$w/build RESULTS=$w/results CCACHE_DIR=$tmp/ccache \
+	NO_CACHE=1 LINUX=$LINUX WORK=$w TREE=$w/tree BUILD=$w/build RESULTS=$w/results CCACHE_DIR=$tmp/ccache \
 		"$TOP/scripts/harness" matrix -j"${JOBS:-$(nproc)}" --configs "$config" \
 		--steps "$steps" >"$w.log" 2>&1 || { cat "$w.log" >&2; die "$1 run failed"; }
 	echo $(( $(date +%s) - t0 ))

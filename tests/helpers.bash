@@ -4,6 +4,9 @@
 
 TOP=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 export TOP
+# The tests judge what a build does: no verdict from the cache.
+NO_CACHE=1
+export NO_CACHE
 # shellcheck source=../scripts/lib.sh
 . "$TOP/scripts/lib.sh"
 

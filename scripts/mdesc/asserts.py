@@ -20,6 +20,7 @@ import argparse
 import os
 import re
 
+from . import cache
 from .config import Config
 from .errors import log
 from .kconfig import configure
@@ -80,6 +81,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     env = ccache_env()
     commit = git("rev-parse", args.commit)
+    tree_hash = git("rev-parse", commit + "^{tree}")
 
     mutant_worktree(commit)
 
@@ -94,6 +96,15 @@ def main(argv=None):
             name = f"asserts/{desc}/{cfg.name}"
             if not present:
                 result("SKIP", name, f"{commit[:12]} has no {struct[:-2]}")
+                continue
+            # The same tree, config, compiler and mutation as a check
+            # that fired before: the same verdict (cache.py).
+            inputs = {"tree": tree_hash, "config": cfg.digest(),
+                      "cc": cache.compiler_id(cfg.compiler()[0]),
+                      "mutation": [path, struct, field, obj]}
+            hit = cache.get("assert", inputs)
+            if hit:
+                result("PASS", name, hit["record"]["reason"] + " (cached)")
                 continue
             err = configure(cfg, args.jobs, env, MUTANT)
             if err:
@@ -122,6 +133,8 @@ def main(argv=None):
                 failed += result("FAIL", name,
                                  f"{obj} failed, but not at an assert {why}") == "FAIL"
             else:
-                result("PASS", name, f"{len(fired)} assert(s) fired, e.g. {named[0][-110:]}")
+                why = f"{len(fired)} assert(s) fired, e.g. {named[0][-110:]}"
+                result("PASS", name, why)
+                cache.put("assert", inputs, {"reason": why})
     log(f"{failed} failed")
     return 1 if failed else 0

@@ -11,8 +11,8 @@ import argparse
 import sys
 
 from . import (asserts, bench, bloat, bloat_per_patch, boot, ccache_check, conversions,
-               distcc_check, layout, matrix, merge, page_use, paths, paths_cmd, results,
-               series)
+               distcc_check, layout, matrix, merge, page_use, paths, paths_cmd, repair,
+               results, series)
 from .errors import HarnessError
 
 # subcommand: (its module, what it does).  Each module has main(argv) and
@@ -33,6 +33,7 @@ COMMANDS = {
     "lines": (results, "result lines of a matrix.json or boot.json"),
     "paths": (paths_cmd, "the harness's paths as NAME=value lines for shell"),
     "series": (series, "the entries and parts of the series file"),
+    "repair": (repair, "repair what a killed run left in a repository or worktree"),
 }
 
 

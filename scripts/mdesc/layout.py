@@ -15,7 +15,7 @@ ptdesc (the base) is reported as such.
 """
 
 import argparse
-import json
+import hashlib
 import os
 import re
 import shutil
@@ -23,6 +23,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from . import cache
 from .config import Config
 from .diagnostics import first_error
 from .errors import die, log
@@ -30,6 +31,7 @@ from .kconfig import configure
 from .make import ccache_env, make_cmd
 from .paths import BRANCH, CONFIGS, RESULTS, TREE
 from .proc import git, run
+from .results import write_json, write_text
 from .worktree import worktree_changes
 
 # (ptdesc field, struct page twin, condition)
@@ -104,17 +106,26 @@ def say(line):
         print(line, flush=True)
 
 
-def probe(rec, jobs, env):
+def probe(rec, jobs, env, tree_hash):
     """Fill REC (a config's entry in the report) from its compiled
-    probe; print its result line.  Returns 1 for a misplaced field."""
+    probe, or from the verdict cache when the tree (TREE_HASH), the
+    config, its compiler and the probe are those of a row that passed;
+    print its result line.  Returns 1 for a misplaced field."""
     name = rec["config"]
     cfg = Config(os.path.join(CONFIGS, name + ".config"))
     rec["arch"] = cfg.arch
     try:
-        cfg.compiler()
+        cc, _ = cfg.compiler()
     except LookupError as e:
         rec.update(status="SKIP", reason=str(e))
         say(f"SKIP layout/{name}: {e}")
+        return 0
+    inputs = {"tree": tree_hash, "config": cfg.digest(), "cc": cache.compiler_id(cc),
+              "probe": hashlib.sha256(probe_source().encode()).hexdigest()}
+    hit = cache.get("layout", inputs)
+    if hit:
+        rec.update(hit["record"], cached=True)
+        say(f"{rec['status']} layout/{name}: {summary(rec)} (cached)")
         return 0
     err = configure(cfg, jobs, env)
     target = f"{PROBE_DIR}/ptdesc_layout.s"
@@ -138,10 +149,15 @@ def probe(rec, jobs, env):
     rec.update(status="PASS" if ok else "FAIL", fields=fields,
                sizeof_page=vals["sizeof page"], sizeof_ptdesc=vals["sizeof ptdesc"],
                alloc_split_ptlocks=vals["ALLOC_SPLIT_PTLOCKS"])
-    say(f"{rec['status']} layout/{name}: {len(fields)} fields, "
-        f"ptdesc {vals['sizeof ptdesc']} / page {vals['sizeof page']} bytes, "
-        f"ALLOC_SPLIT_PTLOCKS {vals['ALLOC_SPLIT_PTLOCKS']}")
+    say(f"{rec['status']} layout/{name}: {summary(rec)}")
+    if ok:
+        cache.put("layout", inputs, {k: v for k, v in rec.items() if k != "config"})
     return 0 if ok else 1
+
+
+def summary(rec):
+    return (f"{len(rec['fields'])} fields, ptdesc {rec['sizeof_ptdesc']} / page "
+            f"{rec['sizeof_page']} bytes, ALLOC_SPLIT_PTLOCKS {rec['alloc_split_ptlocks']}")
 
 
 def main(argv=None):
@@ -180,7 +196,9 @@ def main(argv=None):
         # Two configs at a time: a configure is mostly single-threaded
         # Kconfig passes (compiler probes), each about 5 s.
         pool = ThreadPoolExecutor(max_workers=max(1, args.parallel))
-        futures = [pool.submit(probe, rec, args.jobs, env) for rec in report["configs"]]
+        tree_hash = git("rev-parse", commit + "^{tree}")
+        futures = [pool.submit(probe, rec, args.jobs, env, tree_hash)
+                   for rec in report["configs"]]
         try:
             bad = sum(f.result() for f in futures)
         except BaseException as e:
@@ -194,12 +212,8 @@ def main(argv=None):
     finally:
         shutil.rmtree(pdir, ignore_errors=True)
 
-    os.makedirs(RESULTS, exist_ok=True)
-    with open(os.path.join(RESULTS, "layout.json"), "w") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
-    with open(os.path.join(RESULTS, "layout.md"), "w") as f:
-        f.write(render(report))
+    write_json(os.path.join(RESULTS, "layout.json"), report)
+    write_text(os.path.join(RESULTS, "layout.md"), render(report))
     log(f"results: {RESULTS}/layout.md; {bad} config(s) with a misplaced field")
     return 1 if bad else 0
 

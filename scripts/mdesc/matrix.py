@@ -32,6 +32,7 @@ import os
 import re
 import time
 
+from . import cache
 from .config import Config
 from .diagnostics import first_error, parse_warnings
 from .distcc import check_distcc_helpers, distcc_hosts
@@ -262,7 +263,9 @@ class Matrix:
                 p = run(cmd, env=self.env, check=False)
                 known |= parse_warnings(p.stdout, cfg.builddir)
             for c in mine:
-                warns = c.pop("_warnings")
+                if c.get("cached"):
+                    continue
+                warns = c["_warnings"]
                 new = sorted(warns - known) if c["step"] else []
                 c["new_warnings"] = new
                 if new and c["status"] == "PASS":
@@ -280,6 +283,7 @@ class Matrix:
             if st["index"] in wanted_steps:
                 st["files"] = git("diff", "--name-only", prev["commit"], st["commit"]).split()
                 st["from_base"] = prev is steps[0] and st["index"] > 1
+                st["parent"] = prev["commit"]
                 prev = st
         link_cfgs = set(self.args.link.split(",")) if self.args.link else set()
         if "all" in link_cfgs:
@@ -309,6 +313,16 @@ class Matrix:
             f"{len(cfgs)} configs ({len(cfgs) - len(usable)} without toolchain)")
 
         configured = {}
+
+        def configure_once(cfg):
+            if cfg.name not in configured:
+                err = configure(cfg, self.args.jobs, self.env)
+                configured[cfg.name] = err
+                if err:
+                    log(f"[{cfg.name}] configuration failed: {err}")
+            return configured[cfg.name]
+
+        trees = self.trees(steps, wanted_steps)
         caches = {}
         t0 = time.time()
         for s in steps:
@@ -318,27 +332,85 @@ class Matrix:
             log(f"step {s['index']}/{len(steps) - 1}: {s['name']} "
                 f"({s['commit'][:12]})")
             for cfg in usable:
-                if cfg.name not in configured:
-                    err = configure(cfg, self.args.jobs, self.env)
-                    configured[cfg.name] = err
-                    if err:
-                        log(f"[{cfg.name}] configuration failed: {err}")
-                if configured[cfg.name]:
-                    self.record(cfg, s, "FAIL", configured[cfg.name])
+                if self.args.link_only:
+                    continue
+                inputs = self.cell_inputs(cfg, s, steps, trees)
+                if self.cached_cell(cfg, s, inputs):
+                    continue
+                err = configure_once(cfg)
+                if err:
+                    self.record(cfg, s, "FAIL", err)
                     continue
                 # Kconfig/Makefiles may change between steps.
-                cache = caches.setdefault((cfg.name, s["index"]), {})
-                if not self.args.link_only:
-                    self.build_cell(cfg, s, all_touched, cache)
+                objcache = caches.setdefault((cfg.name, s["index"]), {})
+                self.build_cell(cfg, s, all_touched, objcache)
+                self.cells[-1]["_inputs"] = inputs
             if s["index"] == len(steps) - 1:
                 for cfg in usable:
-                    if cfg.name in link_cfgs and not configured.get(cfg.name):
+                    if cfg.name in link_cfgs and not configure_once(cfg):
                         self.link_cell(cfg, s)
             # A run stopped half-way keeps what it built.
             self.write(cfgs, steps, time.time() - t0, done_to=s["index"])
         self.settle_warnings(usable, steps, all_touched)
+        self.store_cells()
         self.write(cfgs, steps, time.time() - t0)
         return 1 if any(c["status"] == "FAIL" for c in self.cells) else 0
+
+    def trees(self, steps, wanted):
+        """Tree hash of each commit a cached verdict depends on."""
+        commits = {steps[0]["commit"], steps[-1]["commit"]}
+        for s in steps:
+            if s["index"] in wanted:
+                commits |= {s["commit"], s.get("parent") or s["commit"]}
+        commits = sorted(commits)
+        out = git("rev-parse", *[c + "^{tree}" for c in commits]).split()
+        return dict(zip(commits, out))
+
+    def cell_inputs(self, cfg, s, steps, trees):
+        """Everything a compile cell's verdict depends on: the trees (of
+        the step, the step it is built against, and the base, whose
+        warnings are the baseline), the fragments, the compiler, sparse;
+        for the base cell, the series too (it builds every object the
+        series touches, and not those the fixes/ part repairs)."""
+        inputs = {"config": cfg.digest(), "arch": cfg.arch,
+                  "cc": cache.compiler_id(cfg.compiler()[0]),
+                  "tree": trees[s["commit"]], "base": trees[steps[0]["commit"]],
+                  "parent": trees[s["parent"]] if s.get("parent") else None,
+                  "sparse": bool(self.args.sparse)}
+        if s["index"] == 0:
+            inputs["head"] = trees[steps[-1]["commit"]]
+            inputs["series"] = [st["name"] for st in steps[1:]]
+        return inputs
+
+    def cached_cell(self, cfg, s, inputs):
+        """Take the cell from the verdict cache if it is there."""
+        hit = cache.get("cell", inputs)
+        if not hit:
+            return False
+        cell = dict(hit["record"], step=s["index"], patch=s["name"], commit=s["commit"],
+                    config=cfg.name, cached=True)
+        seen = cell.pop("base_warnings", None)
+        if s["index"] == 0:
+            # The baseline the other steps' warnings are judged against.
+            cell["_warnings"] = set(seen or ())
+        self.cells.append(cell)
+        log(f"[step {s['index']}] [{cfg.name}] {cell['status']} (cached; "
+            f"{len(cell['objects'])} objects){': ' + cell['reason'] if cell['reason'] else ''}")
+        return True
+
+    def store_cells(self):
+        """Store the verdicts of this run's cells that passed or could
+        not apply; a failure is always built again."""
+        for c in self.cells:
+            inputs = c.pop("_inputs", None)
+            warns = c.pop("_warnings", None)
+            ok = c["status"] in ("PASS", "N/A") or \
+                (c["status"] == "SKIP" and c["reason"].startswith("no touched object"))
+            if inputs and ok:
+                rec = {k: v for k, v in c.items() if not k.startswith("_")}
+                if c["step"] == 0:
+                    rec["base_warnings"] = sorted(warns or ())
+                cache.put("cell", inputs, rec)
 
     def write(self, cfgs, steps, elapsed, done_to=None):
         """Write RESULTS/matrix.{json,md}.  With done_to, the run is still

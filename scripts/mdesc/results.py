@@ -138,14 +138,19 @@ def status_counts(cells, key="status"):
 def matrix_lines(meta):
     """One line per cell that is a test (N/A cells are not):
     'matrix/CONFIG/step N', 'matrix/CONFIG/sparse step N' for a run
-    with sparse, 'matrix/CONFIG/link' for a full link."""
+    with sparse, 'matrix/CONFIG/link' for a full link; a cell taken
+    from the verdict cache says 'cached'."""
     tag = "sparse " if meta.get("sparse") else ""
     out = []
     for c in meta["cells"]:
         if c["status"] == Status.NA:
             continue
         what = "link" if c["kind"] == "link" else f"{tag}step {c['step']}"
-        out.append(Line(Status(c["status"]), f"matrix/{c['config']}/{what}", c["reason"] or ""))
+        reason = c["reason"] or ""
+        if c.get("cached"):
+            # A verdict reused from the verdict cache says so.
+            reason = f"{reason} (cached)" if reason else "cached"
+        out.append(Line(Status(c["status"]), f"matrix/{c['config']}/{what}", reason))
     return out
 
 

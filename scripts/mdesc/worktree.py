@@ -6,7 +6,7 @@ import fcntl
 import os
 
 from .errors import WorktreeBusy
-from . import paths
+from . import paths, repair
 from .paths import BASE_TAG, BRANCH, LINUX, MUTANT
 from .proc import git, run
 
@@ -40,7 +40,10 @@ def ensure_worktree(path):
     """Lock the worktree of the base repository at PATH, adding it
     (detached, at the base) if missing."""
     lock_worktree(path)
-    if not os.path.exists(os.path.join(path, ".git")):
+    if os.path.exists(os.path.join(path, ".git")):
+        # Ours now: an index lock no process holds is a killed run's.
+        repair.repair(path)
+    else:
         os.makedirs(os.path.dirname(path), exist_ok=True)
         # One 'worktree prune' + 'add' at a time in the repository: a
         # prune beside another run's add could drop its new entry.

@@ -12,7 +12,8 @@ import types
 import pytest
 
 from conftest import data
-from mdesc import matrix, objects
+from mdesc import matrix, objects, results
+from mdesc.cli import main as matrix_cli
 from mdesc.config import Config
 from mdesc.errors import HarnessError
 
@@ -35,12 +36,15 @@ class FakeKernel:
         self.out = out or {}          # commit -> compiler output
         self.rc = rc or {}            # commit -> make status
         self.makes = []
+        self.trees = {}               # commit -> its tree, if not its own name
+        monkeypatch.setattr(matrix.cache, "ROOT", str(tmp_path / "verdicts"))
+        monkeypatch.delenv("NO_CACHE", raising=False)
         monkeypatch.setattr(matrix, "run", self.run)
         monkeypatch.setattr(matrix, "git", self.git)
         monkeypatch.setattr(matrix, "configure", lambda cfg, jobs, env: None)
         monkeypatch.setattr(matrix, "worktree_changes", lambda tree: "")
         monkeypatch.setattr(matrix, "sha256", lambda p: "0" * 64)
-        monkeypatch.setattr(matrix, "RESULTS", str(tmp_path))
+        monkeypatch.setattr(matrix, "RESULTS", str(tmp_path / "results"))
         monkeypatch.setattr(matrix.series, "read", lambda: list(ENTRIES))
         monkeypatch.setattr(Config, "version", lambda self: "gcc (Debian 12.2.0-14) 12.2.0")
         monkeypatch.setattr(objects, "_dir_lists", self.dir_lists)
@@ -63,6 +67,8 @@ class FakeKernel:
     def git(self, *args, cwd=None):
         if args[0] == "rev-list":
             return "\n".join(COMMITS)
+        if args[0] == "rev-parse" and args[1].endswith("^{tree}"):
+            return "\n".join("tree-" + self.trees.get(a[:-7], a[:-7]) for a in args[1:])
         if args[0] == "rev-parse":
             return "base0"
         if args[:2] == ("diff", "--name-only"):
@@ -102,9 +108,9 @@ def test_every_step(monkeypatch, tmp_path):
     assert built[3] == ["mm/memory.o"]
     assert set(built[2]) == {"mm/memory.o", "mm/zsmalloc.o", "kernel/fork.o",
                              "arch/x86/mm/pgtable.o"}
-    meta = json.loads((tmp_path / "matrix.json").read_text())
+    meta = json.loads((tmp_path / "results" / "matrix.json").read_text())
     assert meta["complete"] and meta["patches"] == 4 and len(meta["cells"]) == 5
-    assert "| 3 ptdesc/0002 b | PASS |" in (tmp_path / "matrix.md").read_text()
+    assert "| 3 ptdesc/0002 b | PASS |" in (tmp_path / "results" / "matrix.md").read_text()
     assert [c for c, _ in fk.makes] == ["base0", "c2", "c3"]
 
 
@@ -146,7 +152,8 @@ def test_the_final_state_against_the_base(monkeypatch, tmp_path):
 
 def test_link(monkeypatch, tmp_path):
     FakeKernel(monkeypatch, tmp_path)
-    monkeypatch.setattr(matrix.os.path, "exists", lambda p: True)
+    real = matrix.os.path.exists
+    monkeypatch.setattr(matrix.os.path, "exists", lambda p: p.endswith("/vmlinux") or real(p))
     rc, m = run_matrix(steps="final", link="all")
     assert cells(m)[(4, "link")] == ("PASS", "")
 
@@ -210,3 +217,83 @@ def test_command_line(monkeypatch, tmp_path):
     assert matrix.main(["--steps", "0", "--configs", "x86_64", "-j1"]) == 0
     with pytest.raises(SystemExit):
         matrix.main(["--link-only"])
+
+
+def test_a_second_run_takes_every_verdict_from_the_cache(monkeypatch, tmp_path):
+    fk = FakeKernel(monkeypatch, tmp_path)
+    configured = []
+    monkeypatch.setattr(matrix, "configure", lambda cfg, jobs, env: configured.append(1))
+    run_matrix()
+    assert len(configured) == 1 and len(fk.makes) == 3
+    rc, m = run_matrix()
+    assert rc == 0 and len(configured) == 1 and len(fk.makes) == 3   # nothing built again
+    assert all(c["cached"] for c in m.cells)
+    assert cells(m)[(3, "objects")] == ("PASS", "")
+    lines = [str(ln) for ln in results.matrix_lines(
+        json.loads((tmp_path / "results" / "matrix.json").read_text()))]
+    assert lines[1] == "PASS matrix/x86_64/step 2: cached"
+
+
+def test_a_changed_tree_is_built_again(monkeypatch, tmp_path):
+    """Step 3's tree changes (a patch edited): steps 3 and 4 are built
+    again, the base and step 2 come from the cache."""
+    fk = FakeKernel(monkeypatch, tmp_path)
+    run_matrix()
+    fk.makes.clear()
+    fk.trees["c3"] = "c3-edited"
+    rc, m = run_matrix()
+    assert [c for c, _ in fk.makes] == ["c3"]
+    cached = {c["step"]: c.get("cached", False) for c in m.cells}
+    assert cached == {0: True, 1: True, 2: True, 3: False, 4: False}
+
+
+def test_no_cache(monkeypatch, tmp_path):
+    fk = FakeKernel(monkeypatch, tmp_path)
+    run_matrix()
+    monkeypatch.setenv("NO_CACHE", "1")
+    fk.makes.clear()
+    rc, m = run_matrix()
+    assert len(fk.makes) == 3 and not any(c.get("cached") for c in m.cells)
+
+
+def test_a_failure_is_never_cached(monkeypatch, tmp_path):
+    fk = FakeKernel(monkeypatch, tmp_path, out={"c3": UNUSED_X + "\n"})
+    run_matrix()
+    fk.makes.clear()
+    rc, m = run_matrix()
+    assert rc == 1 and [c for c, _ in fk.makes] == ["c3"]
+    assert cells(m)[(3, "objects")][0] == "FAIL"
+
+
+def test_a_cached_base_keeps_its_warnings_as_the_baseline(monkeypatch, tmp_path):
+    fk = FakeKernel(monkeypatch, tmp_path, out={"base0": GCC_WARNINGS})
+    run_matrix(steps="0")
+    fk.out["c3"] = UNUSED_X + "\n"
+    fk.makes.clear()
+    rc, m = run_matrix(steps="0,3")
+    assert rc == 0 and [c for c, _ in fk.makes] == ["c3"]
+    assert cells(m)[(3, "objects")] == ("PASS", "")
+
+
+def test_sigint_during_a_build(monkeypatch, tmp_path, capsys):
+    """^C while step 3 builds: the command exits 130 with a readable
+    matrix.json that says how far it got, and the next run gives the
+    full verdict (an interrupted run stores no verdict: its steps are
+    built again, from ccache)."""
+    fk = FakeKernel(monkeypatch, tmp_path)
+    real = fk.run
+
+    def interrupted(cmd, **kw):
+        if cmd[0] == "make" and fk.commit == "c3":
+            raise KeyboardInterrupt
+        return real(cmd, **kw)
+    monkeypatch.setattr(matrix, "run", interrupted)
+    assert matrix_cli(["matrix", "--configs", "x86_64"]) == 130
+    meta = results.load_matrix(str(tmp_path / "results" / "matrix.json"))
+    assert not meta["complete"] and meta["done_to_step"] == 2
+    assert "interrupted" in capsys.readouterr().err
+    monkeypatch.setattr(matrix, "run", real)
+    fk.makes.clear()
+    assert matrix_cli(["matrix", "--configs", "x86_64"]) == 0
+    assert [c for c, _ in fk.makes] == ["base0", "c2", "c3"]
+    assert results.load_matrix(str(tmp_path / "results" / "matrix.json"))["complete"]

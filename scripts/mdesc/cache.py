@@ -1,0 +1,93 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Verdicts cached by their inputs.
+
+A compile cell, a layout row or an assert check judges a tree with a
+config's fragments, a compiler and the harness's own code; given the
+same inputs it gives the same verdict.  Each verdict is stored under
+the sha256 of those inputs (trees by tree hash, never by commit id:
+the same patch applied again, or in another clone, is the same tree),
+so that a fresh clone with the caches kept does not build again what
+nothing changed.  NO_CACHE=1 turns it off.  A verdict that failed is
+never stored: a compiler killed by the OOM killer must not be
+remembered as a compile error.
+
+The cache lives beside ccache's, outside the clone (VERDICT_CACHE,
+default ~/.cache/ptdesc-series/verdicts), and is safe to delete.
+"""
+
+import glob
+import hashlib
+import json
+import os
+import shutil
+
+from . import results
+
+ROOT = os.environ.get("VERDICT_CACHE", os.path.join(
+    os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
+    "ptdesc-series", "verdicts"))
+
+_HARNESS = None
+
+
+def enabled():
+    return not os.environ.get("NO_CACHE")
+
+
+def harness_digest():
+    """sha256 of the package's code: a change to the code that judges
+    invalidates every verdict it judged."""
+    global _HARNESS
+    if _HARNESS is None:
+        h = hashlib.sha256()
+        for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "*.py"))):
+            h.update(os.path.basename(p).encode() + b"\0")
+            with open(p, "rb") as f:
+                h.update(f.read())
+        _HARNESS = h.hexdigest()
+    return _HARNESS
+
+
+def compiler_id(cc):
+    """What identifies a compiler: its path, and the sha256 of the
+    driver binary (a Debian update of gcc changes it)."""
+    path = shutil.which(cc) or cc
+    try:
+        with open(os.path.realpath(path), "rb") as f:
+            return f"{path} {hashlib.sha256(f.read()).hexdigest()}"
+    except OSError:
+        return path
+
+
+def key(kind, inputs):
+    doc = json.dumps({"kind": kind, "harness": harness_digest(), **inputs}, sort_keys=True)
+    return hashlib.sha256(doc.encode()).hexdigest()
+
+
+def _path(kind, inputs):
+    k = key(kind, inputs)
+    return os.path.join(ROOT, kind, k[:2], k + ".json")
+
+
+def get(kind, inputs):
+    """The stored record for INPUTS, or None (a miss, a disabled cache,
+    or an entry that cannot be read, which is then dropped)."""
+    if not enabled():
+        return None
+    p = _path(kind, inputs)
+    try:
+        with open(p) as f:
+            rec = json.load(f)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        os.unlink(p)
+        return None
+    return rec if rec.get("inputs") == inputs else None
+
+
+def put(kind, inputs, record):
+    """Store RECORD for INPUTS (atomically: a run killed here leaves the
+    entry whole or missing)."""
+    if enabled():
+        results.write_json(_path(kind, inputs), {"inputs": inputs, "record": record})
