@@ -20,6 +20,14 @@ mkdir -p "$out/patches"
 if ! diff -r -x .gitkeep "$PATCHES" "$out/patches" >"$out/diff" ||
    ! diff "$SERIES" "$out/series" >>"$out/diff"; then
 	head -n 40 "$out/diff" >&2
-	die "export of $SERIES_BRANCH differs from series and patches/"
+	# A patch edited by hand keeps the blob ids of the old text in its
+	# 'index' lines: git am applies it, format-patch writes new ids.
+	if ! grep '^[<>] ' "$out/diff" | grep -qv '^[<>] index [0-9a-f]*\.\.[0-9a-f]*'; then
+		die "patches/ differs from an export of $SERIES_BRANCH only in 'index' lines: a patch was edited by hand.
+Bring patches/ back in line with 'make apply export' (git am, then git format-patch),
+or 'quilt refresh' each edited patch; then commit patches/ (README: editing a patch)"
+	fi
+	die "export of $SERIES_BRANCH differs from series and patches/; if you edited patches/ or
+series by hand, run 'make apply export' and review 'git diff patches/ series' (README: editing a patch)"
 fi
 log "export of $SERIES_BRANCH reproduces series and patches/ exactly ($(series_entries | wc -l) patches)"
