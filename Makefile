@@ -9,7 +9,7 @@ export JOBS
 # The harness's one command line (scripts/mdesc; 'scripts/harness -h').
 HARNESS := scripts/harness
 
-.PHONY: help deps base apply quilt export check-patches matrix layout unit lint \
+.PHONY: help deps base apply quilt export check-patches matrix layout unit lint bench-harness \
 	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
@@ -87,6 +87,9 @@ test-harness: base ## only the bats tests of the harness
 
 unit: ## unit tests of the harness package: pytest, coverage, flake8, mypy (no kernel)
 	scripts/run-unit.sh
+
+bench-harness: ## the harness's speed: warm make test, make check after a patch edit (SCENARIOS=)
+	scripts/bench-harness.sh $(SCENARIOS)
 
 lint: ## flake8 and mypy on the harness package and its tests
 	flake8 scripts/mdesc scripts/harness tests/unit
