@@ -63,7 +63,7 @@ conversions: apply ## list the functions each arch patch converts (Documentation
 
 KUNIT_ARCHES ?= um x86_64 s390 arm
 kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_64, s390, arm)
-	scripts/run-kunit.sh $(KUNIT_ARCHES)
+	$(HARNESS) kunit $(KUNIT_ARCHES)
 
 bloat: apply ## code size and hot-path code, base against series on five configs, per patch on x86_64
 	$(HARNESS) bloat -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)

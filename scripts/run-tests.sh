@@ -216,7 +216,7 @@ runtime_lane()
 	# x86_64 they run at boot in the runtime test's series kernel above,
 	# parsed with kunit.py parse (one kernel build fewer than kunit.py
 	# run --arch=x86_64, which 'make kunit' also does).
-	checker kunit "$TOP/scripts/run-kunit.sh" um
+	checker kunit "$HARNESS" kunit um
 }
 
 [ "$mode" != test ] || background runtime-lane runtime_lane

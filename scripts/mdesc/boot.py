@@ -32,6 +32,7 @@ from .build import build_in_tree
 from .config import Config
 from .diagnostics import first_error
 from .errors import die, log
+from . import kunit
 from .make import ccache_env
 from .paths import BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK
 from .proc import run
@@ -261,28 +262,10 @@ def regressions(cells):
 
 
 def kunit_results(logf, tree):
-    """Parse the KTAP output of KUnit suites that ran at boot with the
-    tree's own tools/testing/kunit/kunit.py; returns {suite/case:
-    PASS|FAIL|SKIP}, empty if no suite ran."""
-    with open(logf, errors="replace") as f:
-        if "# Subtest:" not in f.read():
-            return {}
-    kunit = os.path.join(WORK, "rt-" + tree, "tools", "testing", "kunit", "kunit.py")
-    p = subprocess.run([kunit, "parse", logf], text=True, stdout=subprocess.PIPE,
-                       stderr=subprocess.STDOUT)
-    res, suite = {}, None
-    for line in p.stdout.splitlines():
-        m = re.search(r"=+ (\w+) \(\d+ subtests\) =+", line)
-        if m:
-            suite = m.group(1)
-            continue
-        m = re.search(r"\[(PASSED|FAILED|SKIPPED|CRASHED)\] (\w+)$", line)
-        if m and suite:
-            res[f"{suite}/{m.group(2)}"] = {"PASSED": "PASS", "SKIPPED": "SKIP"}.get(
-                m.group(1), "FAIL")
-    if not res:
-        res["kunit.py parse"] = "FAIL"
-    return res
+    """{suite/case: PASS|FAIL|SKIP} of the KUnit suites that ran at
+    boot, parsed by the tree's own kunit.py; empty if none ran."""
+    return kunit.parse_console(logf, os.path.join(WORK, "rt-" + tree, "tools", "testing",
+                                                  "kunit", "kunit.py"))
 
 
 def side_by_side(row, trees, field, prefix, fmt, sort=False):

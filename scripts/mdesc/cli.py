@@ -11,8 +11,8 @@ import argparse
 import sys
 
 from . import (asserts, bench, bloat, bloat_per_patch, boot, ccache_check, conversions,
-               distcc_check, layout, matrix, merge, page_use, paths, paths_cmd, repair,
-               results, series)
+               distcc_check, kunit, layout, matrix, merge, page_use, paths, paths_cmd,
+               repair, results, series)
 from .errors import HarnessError
 
 # subcommand: (its module, what it does).  Each module has main(argv) and
@@ -25,6 +25,7 @@ COMMANDS = {
     "ccache-objects": (ccache_check, "objects through ccache equal those without"),
     "page-use": (page_use, "struct page uses in mm/zsmalloc.c outside zsdesc helpers"),
     "conversions": (conversions, "the functions each arch patch converts"),
+    "kunit": (kunit, "the series' KUnit suites with kunit.py, under UML and QEMU"),
     "boot": (boot, "boot base and series under QEMU and stress them"),
     "bench": (bench, "run time of the series against the base, A B A B"),
     "bloat": (bloat, "code size of the series against the base"),
