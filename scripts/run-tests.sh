@@ -84,10 +84,11 @@ lines()
 # is one failure, with the reason the model gives.
 results()
 {
-	local err
-	err=$("$HARNESS" lines "$2" "$3" 2>&1 >"$RESULTS/logs/$1.lines") ||
+	local err out
+	out=$RESULTS/logs/$(printf '%s' "$1" | tr -c 'A-Za-z0-9._-' '_').lines
+	err=$("$HARNESS" lines "$2" "$3" 2>&1 >"$out") ||
 		{ record FAIL "$1" "${err#harness lines: error: }"; return 0; }
-	lines <"$RESULTS/logs/$1.lines"
+	lines <"$out"
 }
 
 summary()
@@ -131,16 +132,6 @@ join()
 
 # A check that crashed the run counts as a failure too.
 trap 'rc=$?; for p in "${bg_pid[@]}"; do kill -- -"$p" 2>/dev/null; done; [ "$rc" -eq 0 ] || record FAIL "run-tests.sh" "stopped early (exit $rc)"; summary "$rc"' EXIT
-
-# The unit tests of the harness package come first: seconds, no kernel.
-[ "$mode" != test ] || checker unit "$TOP/scripts/run-unit.sh"
-
-step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
-	exit 1
-"$TOP/scripts/check-patches.sh" 2>&1 | lines || true
-step "apply: git am of series" "$TOP/scripts/apply-series.sh" || exit 1
-step "apply: quilt push -a --fuzz=0 matches git am" "$TOP/scripts/check-quilt.sh" || true
-step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
 
 # checker NAME CMD...: a checker that prints PASS/FAIL/SKIP lines and
 # exits 0 or 1 (the lines say what failed); another exit status is a
@@ -219,8 +210,6 @@ runtime_lane()
 	checker kunit "$HARNESS" kunit um
 }
 
-[ "$mode" != test ] || background runtime-lane runtime_lane
-
 # matrix NAME ARGS...: a build-matrix run with its own results directory.
 matrix()
 {
@@ -239,6 +228,19 @@ matrix()
 	results "matrix/$name" matrix "$RESULTS/$name/matrix.json"
 	log "build matrix ($name): done in $(( $(date +%s) - t0 ))s"
 }
+
+# The run, in order.
+# The unit tests of the harness package come first: seconds, no kernel.
+[ "$mode" != test ] || checker unit "$TOP/scripts/run-unit.sh"
+
+step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
+	exit 1
+"$TOP/scripts/check-patches.sh" 2>&1 | lines || true
+step "apply: git am of series" "$TOP/scripts/apply-series.sh" || exit 1
+step "apply: quilt push -a --fuzz=0 matches git am" "$TOP/scripts/check-quilt.sh" || true
+step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
+
+[ "$mode" != test ] || background runtime-lane runtime_lane
 
 # The CI tier: every step on x86_64; sparse on the final state of
 # x86_64, every object the series touches, against the base (per step
