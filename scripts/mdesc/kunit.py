@@ -101,7 +101,7 @@ def arch_args(arch, kunitconfigs, jobs, relmap):
     return args, None
 
 
-def main(argv=None):
+def main(argv=None):  # spawns kunit.py run: kernel builds, QEMU
     ap = argparse.ArgumentParser(prog="harness kunit", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -152,21 +152,31 @@ def main(argv=None):
             p = subprocess.run(["./tools/testing/kunit/kunit.py", "run", f"--json={jsonf}",
                                 *kargs], cwd=tree, env=env, stdout=f,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        try:
-            with open(jsonf) as f:
-                res = cases(json.load(f))
-        except (OSError, ValueError):
-            res = {}
-        for name, status in res.items():
-            print(f"{status} kunit/{arch}/{name}" +
-                  (": skipped by the test (see log)" if status == "SKIP" else ""), flush=True)
-        counts = {s: sum(v == s for v in res.values()) for s in ("PASS", "FAIL", "SKIP")}
-        what = (f"{len(res)} cases: {counts['PASS']} passed, {counts['FAIL']} failed, "
-                f"{counts['SKIP']} skipped")
-        if p.returncode == 0 and res and not counts["FAIL"]:
-            print(f"PASS kunit/{arch}: {what} in {time.time() - t0:.0f} s", flush=True)
-        else:
-            print(f"FAIL kunit/{arch}: kunit.py exited with {p.returncode} ({what}); "
-                  f"see {logf}", flush=True)
-            failed = 1
-    return failed
+        out = report(arch, jsonf, p.returncode, time.time() - t0, logf)
+        for line in out:
+            print(line, flush=True)
+        failed |= any(line.startswith("FAIL ") for line in out)
+    return int(failed)
+
+
+def report(arch, jsonf, returncode, seconds, logf):
+    """The result lines of one kunit.py run: a line per case, from the
+    JSON it wrote, and one for the run.  A run that wrote no JSON, or
+    no case, fails whatever its exit status."""
+    try:
+        with open(jsonf) as f:
+            res = cases(json.load(f))
+    except (OSError, ValueError):
+        res = {}
+    out = [f"{status} kunit/{arch}/{name}" +
+           (": skipped by the test (see log)" if status == "SKIP" else "")
+           for name, status in res.items()]
+    counts = {s: sum(v == s for v in res.values()) for s in ("PASS", "FAIL", "SKIP")}
+    what = (f"{len(res)} cases: {counts['PASS']} passed, {counts['FAIL']} failed, "
+            f"{counts['SKIP']} skipped")
+    if returncode == 0 and res and not counts["FAIL"]:
+        out.append(f"PASS kunit/{arch}: {what} in {seconds:.0f} s")
+    else:
+        out.append(f"FAIL kunit/{arch}: kunit.py exited with {returncode} ({what}); "
+                   f"see {logf}")
+    return out

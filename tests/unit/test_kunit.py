@@ -1,0 +1,77 @@
+# SPDX-License-Identifier: GPL-2.0
+"""KUnit: kunit.py's own JSON read into result lines, and the per-arch
+arguments of a run.  test_data/kunit/ holds the JSON kunit.py wrote for
+the series' suites (captured from real runs; see each test)."""
+
+import json
+import os
+
+import pytest
+
+from mdesc import kunit, paths
+
+
+def test_arch_args_take_the_cross_compiler_from_the_matrix_config(monkeypatch):
+    monkeypatch.setattr(kunit.shutil, "which", lambda x: "/usr/bin/" + x)
+    monkeypatch.delenv("KCFLAGS", raising=False)
+    args, skip = kunit.arch_args("s390", ["mm/ptdesc.kunitconfig"], 2, "-fmacro-prefix-map=x/=")
+    assert skip is None
+    assert "--cross_compile=s390x-linux-gnu-" in args
+    assert args[args.index("--make_options") + 1] == "CC=ccache s390x-linux-gnu-gcc"
+    assert "KCFLAGS=-fmacro-prefix-map=x/=" in args
+    assert "CONFIG_SMP=y" in args and "CONFIG_TRANSPARENT_HUGEPAGE=y" in args
+    assert f"--build_dir={os.path.join(paths.BUILD, 'kunit-s390')}" in args
+
+
+def test_arm_has_no_thp_and_um_no_smp(monkeypatch):
+    monkeypatch.setattr(kunit.shutil, "which", lambda x: "/usr/bin/" + x)
+    arm, _ = kunit.arch_args("arm", [], 2, "")
+    assert "CONFIG_SMP=y" in arm and "CONFIG_TRANSPARENT_HUGEPAGE=y" not in arm
+    um, _ = kunit.arch_args("um", ["mm/zsmalloc.kunitconfig"], 2, "")
+    assert "CONFIG_SMP=y" not in um and not any(a.startswith("--cross") for a in um)
+    assert "--kunitconfig=mm/zsmalloc.kunitconfig" in um
+
+
+@pytest.mark.parametrize("missing,reason", [
+    ("qemu-system-s390x", "qemu-system-s390x not found"),
+    ("s390x-linux-gnu-gcc", "s390x-linux-gnu-gcc not found"),
+])
+def test_a_missing_tool_is_a_skip_reason(monkeypatch, missing, reason):
+    monkeypatch.setattr(kunit.shutil, "which", lambda x: None if x == missing else "/bin/x")
+    assert kunit.arch_args("s390", [], 2, "") == (None, reason)
+
+
+def test_every_arch_names_an_existing_config():
+    for arch, facts in kunit.ARCHES.items():
+        if facts["config"]:
+            assert os.path.exists(os.path.join(paths.CONFIGS, facts["config"] + ".config"))
+
+
+DOC = {"name": "KUnit Test Group", "test_cases": [], "sub_groups": [
+    {"name": "ptdesc", "test_cases": [{"name": "ctor", "status": "PASS"},
+                                      {"name": "split_lock", "status": "SKIP"}],
+     "sub_groups": []},
+    {"name": "zsmalloc", "test_cases": [{"name": "map", "status": "ERROR"}],
+     "sub_groups": [{"name": "param", "test_cases": [{"name": "one", "status": "FAIL"}],
+                     "sub_groups": []}]},
+]}
+
+
+def test_cases_of_a_document():
+    assert kunit.cases(DOC) == {"ptdesc/ctor": "PASS", "ptdesc/split_lock": "SKIP",
+                                "zsmalloc/map": "FAIL", "zsmalloc/param/one": "FAIL"}
+
+
+def test_report(tmp_path):
+    j = tmp_path / "um.json"
+    j.write_text(json.dumps(DOC))
+    out = kunit.report("um", str(j), 1, 12.3, "/l")
+    assert out[:2] == ["PASS kunit/um/ptdesc/ctor",
+                       "SKIP kunit/um/ptdesc/split_lock: skipped by the test (see log)"]
+    assert out[-1] == ("FAIL kunit/um: kunit.py exited with 1 (4 cases: 1 passed, 2 failed, "
+                       "1 skipped); see /l")
+
+
+def test_a_run_without_json_fails(tmp_path):
+    assert kunit.report("um", str(tmp_path / "none.json"), 0, 1, "/l") == [
+        "FAIL kunit/um: kunit.py exited with 0 (0 cases: 0 passed, 0 failed, 0 skipped); see /l"]
