@@ -20,24 +20,33 @@ set -euo pipefail
 maybe_usage "$@"
 
 require_base
-# One apply at a time in the repository; under that lock, what a killed
-# apply left (its git am, an index lock) is repaired before the check
-# for local changes.
+# One apply at a time in the repository.  An apply writes its pid to
+# a marker while it works and removes it when it ends, whatever the
+# outcome; a marker found under the lock is an apply that was killed
+# (SIGKILL, or the machine stopped).  Only then, and only what that
+# apply made, is repaired: its git am, the index lock it held, its
+# scratch branch.  Anything else (a rebase of your own in work/linux)
+# is left alone, and the check for local changes below names it.
 exec {apply_lock}>>"$LINUX/.git/harness-apply.lock"
 flock -n "$apply_lock" || die "another apply is running in $LINUX; wait for it"
-"$HARNESS" repair --am "$LINUX"
-for b in $(git -C "$LINUX" for-each-ref --format='%(refname:short)' "refs/heads/$SERIES_BRANCH-apply-*"); do
-	# The scratch branch of a killed apply (its pid is in the name).
-	if ! kill -0 "${b##*-}" 2>/dev/null; then
+marker=$LINUX/.git/harness-apply.pid
+if [ -s "$marker" ]; then
+	dead=$(cat "$marker")
+	"$HARNESS" repair --am "$LINUX"
+	b=$SERIES_BRANCH-apply-$dead
+	if git -C "$LINUX" rev-parse -q --verify "refs/heads/$b" >/dev/null; then
 		[ "$(git -C "$LINUX" symbolic-ref -q --short HEAD)" != "$b" ] ||
 			git_linux checkout -q -f --detach "$BASE_TAG"
 		git_linux branch -q -D "$b"
-		log "repaired: deleted $b, the scratch branch of a killed apply"
+		log "repaired: deleted $b, the scratch branch of the killed apply (pid $dead)"
 	fi
-done
+	rm -f "$marker"
+fi
 require_clean "$LINUX"
 
-mapfile -t entries < <(series_entries)
+entries=()
+read_series entries
+[ ${#entries[@]} -gt 0 ] || die "$SERIES lists no patch"
 for e in "${entries[@]}"; do
 	[ -f "$PATCHES/$e" ] || die "series lists $e, but $PATCHES/$e does not exist"
 done
@@ -50,8 +59,10 @@ cleanup()
 	git_linux am --abort >/dev/null 2>&1 || true
 	git_linux checkout -q -f "$prev" 2>/dev/null || true
 	git_linux branch -q -D "$scratch" 2>/dev/null || true
+	rm -f "$marker"
 }
 trap cleanup EXIT
+echo $$ >"$marker"
 
 git_linux checkout -q -b "$scratch" "$BASE_TAG"
 
@@ -73,5 +84,6 @@ reproduce: git -C $LINUX checkout --detach $(git -C "$LINUX" rev-parse --short H
 done
 
 trap - EXIT
+rm -f "$marker"
 git_linux branch -q -M "$scratch" "$SERIES_BRANCH"
 log "applied $n patches: $SERIES_BRANCH is $(git -C "$LINUX" rev-parse --short "$SERIES_BRANCH")"

@@ -23,7 +23,8 @@ ensure_worktree "$AMTREE"
 am() { git -C "$AMTREE" -c user.name=x -c user.email=x@x "$@"; }
 
 # shellcheck disable=SC2034 # read by part_range through a nameref
-mapfile -t entries < <(series_entries)
+entries=()
+read_series entries
 # shellcheck disable=SC2034
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse "$BASE_TAG..$SERIES_BRANCH")
 fails=0

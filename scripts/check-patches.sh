@@ -25,7 +25,8 @@ fails=0
 pass() { printf 'PASS %s\n' "$1"; }
 fail() { printf 'FAIL %s: %s\n' "$1" "$2"; fails=$((fails + 1)); }
 
-mapfile -t entries < <(series_entries)
+entries=()
+read_series entries
 
 # series <-> patches/
 for e in "${entries[@]}"; do

@@ -24,7 +24,8 @@ require_base
 git -C "$LINUX" rev-parse -q --verify "refs/heads/$SERIES_BRANCH" >/dev/null ||
 	die "no branch $SERIES_BRANCH in $LINUX; run 'make apply' first"
 
-mapfile -t entries < <(series_entries)
+entries=()
+read_series entries
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse "$BASE_TAG..$SERIES_BRANCH")
 [ "$(git -C "$LINUX" rev-list --merges "$BASE_TAG..$SERIES_BRANCH" | wc -l)" = 0 ] ||
 	die "$SERIES_BRANCH contains merges; a patch series must be linear"

@@ -14,10 +14,11 @@ TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 HARNESS=$TOP/scripts/harness
 # The paths are the package's (scripts/mdesc/paths.py), which reads the
 # same variables: one definition for shell and Python.
-eval "$(TOP=$TOP "$HARNESS" paths)" || {
-	echo "lib.sh: error: $HARNESS paths failed" >&2
+_paths=$(TOP=$TOP "$HARNESS" paths) || {
+	echo "lib.sh: error: '$HARNESS paths' failed" >&2
 	exit 1
 }
+eval "$_paths"
 
 # The pinned base.
 BASE_PACKAGE=${BASE_PACKAGE:-linux-source-6.1}
@@ -79,6 +80,18 @@ $dirty"
 series_entries()
 {
 	"$HARNESS" series entries
+}
+
+# read_series ARRAY: the series entries into ARRAY; dies if the series
+# file cannot be read (a failure inside 'mapfile < <(...)' would pass
+# unseen, and an empty list would look like an empty series).
+read_series()
+{
+	local -n _rs=$1
+	local list
+	list=$(series_entries) || die "cannot read the series file $SERIES"
+	_rs=()
+	[ -z "$list" ] || mapfile -t _rs <<<"$list"
 }
 
 # lock_worktree DIR: hold an exclusive lock on the worktree at DIR until

@@ -22,7 +22,8 @@ require_base
 
 out=${1:-$WORK/mail}
 mkdir -p "$out"
-mapfile -t entries < <(series_entries)
+entries=()
+read_series entries
 mapfile -t parts < <(printf '%s\n' "${entries[@]}" | sed -n 's|/.*||p' | awk '!seen[$0]++')
 
 get_maintainer()

@@ -205,3 +205,37 @@ PY
 	exec 9>&-
 	flock -n "$TREE.lock" true
 }
+
+@test "an apply killed with SIGKILL in git am is repaired by the next one" {
+	one=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: one")
+	two=$(commit_edit "$one" mm/memory.c '2a\/* harness test two */' "mm: two")
+	make_series "$BATS_TEST_TMPDIR/s" "$one" "$two"
+	# git am stops in its applypatch-msg hook: killed there, it leaves
+	# rebase-apply, the scratch branch and the apply's pid marker.
+	hook=$LINUX/.git/hooks/applypatch-msg
+	printf '#!/bin/sh\ntouch %s\nsleep 120\n' "$BATS_TEST_TMPDIR/in-hook" >"$hook"
+	chmod +x "$hook"
+	setsid "$TOP/scripts/apply-series.sh" >"$BATS_TEST_TMPDIR/killed.log" 2>&1 &
+	pid=$!
+	for _ in $(seq 300); do [ -e "$BATS_TEST_TMPDIR/in-hook" ] && break; sleep 0.1; done
+	kill -KILL -- "-$pid"
+	wait "$pid" || true
+	rm -f "$hook"
+	[ -d "$LINUX/.git/rebase-apply" ]
+	git -C "$LINUX" rev-parse -q --verify "refs/heads/harness-test-apply-$pid"
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"repaired: aborted the git am that a killed run left"* ]]
+	[[ "$output" == *"repaired: deleted harness-test-apply-$pid"* ]]
+	[ ! -d "$LINUX/.git/rebase-apply" ]
+	[ ! -e "$LINUX/.git/harness-apply.pid" ]
+	[ "$(git -C "$LINUX" rev-parse harness-test^{tree})" = "$(git -C "$LINUX" rev-parse "$two^{tree}")" ]
+}
+
+@test "a rebase of your own in the base repository is not taken for a killed apply" {
+	make_series "$BATS_TEST_TMPDIR/s"
+	mkdir "$LINUX/.git/rebase-apply"
+	run "$TOP/scripts/apply-series.sh"
+	rmdir "$LINUX/.git/rebase-apply"
+	[[ "$output" != *"repaired"* ]]
+}

@@ -22,6 +22,7 @@ import os
 import shutil
 
 from . import results
+from .errors import warn
 
 ROOT = os.environ.get("VERDICT_CACHE", os.path.join(
     os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
@@ -78,9 +79,9 @@ def get(kind, inputs):
     try:
         with open(p) as f:
             rec = json.load(f)
-    except FileNotFoundError:
+    except OSError:
         return None
-    except (OSError, ValueError):
+    except ValueError:
         os.unlink(p)
         return None
     return rec if rec.get("inputs") == inputs else None
@@ -89,5 +90,10 @@ def get(kind, inputs):
 def put(kind, inputs, record):
     """Store RECORD for INPUTS (atomically: a run killed here leaves the
     entry whole or missing)."""
-    if enabled():
+    if not enabled():
+        return
+    try:
         results.write_json(_path(kind, inputs), {"inputs": inputs, "record": record})
+    except OSError as e:
+        # A cache that cannot be written costs time, not a verdict.
+        warn(f"verdict cache {ROOT} not written ({e}); the next run builds again")

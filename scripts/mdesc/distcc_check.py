@@ -45,13 +45,14 @@ import sys
 import tempfile
 import time
 
-from .errors import log
+from .errors import UsageError, log
 from .paths import BASE_TAG, BRANCH, RESULTS, TOP, WORK
 from .proc import git
 from .results import cells_by_key, load_matrix
 
 CONFIGS = os.environ.get("DISTCC_CONFIGS", "x86_64,hexagon")
-JOBS = int(os.environ.get("DISTCC_JOBS", "4"))
+# -j of the runs through distcc (DISTCC_JOBS), checked in main().
+JOBS = 4
 HERE = os.path.join(WORK, "distcc")
 OUT = os.path.join(RESULTS, "distcc")
 
@@ -252,6 +253,11 @@ def main(argv=None):
     mode.add_argument("--smoke", action="store_true",
                       help="only x86_64 at the base through one helper ('make test')")
     args = ap.parse_args(argv)
+    global JOBS
+    jobs = os.environ.get("DISTCC_JOBS") or "4"
+    if not jobs.isdigit() or int(jobs) < 1:
+        raise UsageError(f"DISTCC_JOBS={jobs}: not a number of jobs")
+    JOBS = int(jobs)
 
     for tool in ("distcc", "distccd"):
         if not shutil.which(tool):

@@ -11,8 +11,11 @@ from . import paths
 
 
 class HarnessError(Exception):
-    """A failure the user can act on; the message says what to do."""
-    status = 1
+    """A failure the user can act on; the message says what to do.
+    Status 2: a checker's status 1 means 'a check failed, the lines say
+    which', so an error that stopped the command must not look like
+    one (run-tests.sh records any status above 1 as a failure)."""
+    status = 2
 
 
 class CommandFailed(HarnessError):
@@ -47,8 +50,7 @@ class ResultsUnreadable(HarnessError):
 
 
 class UsageError(HarnessError):
-    """Bad arguments to a command."""
-    status = 2
+    """Bad arguments to a command (argparse's status too)."""
 
 
 def log(msg):

@@ -223,13 +223,16 @@ class Matrix:
                     distcc_failed=distcc_failures(p.stdout))
         self.cells[-1]["_warnings"] = warns
 
-    def settle_warnings(self, usable, steps, all_touched):
+    def settle_warnings(self, usable, steps, all_touched, configure_once):
         """Fail the cells whose warnings the base does not have.
 
         The base's warnings come from the base cells of this run; for
         objects the run did not build at the base, the base is checked
         out and those objects are rebuilt (ccache replays the compiler's
-        output) once per config, at the end."""
+        output) once per config, at the end.  A cell from the verdict
+        cache carries the warnings its build printed and is judged here
+        like a cell built now: its verdict never depends on which base
+        objects another run happened to build."""
         at_base = False
         for cfg in usable:
             mine = [c for c in self.cells if c["config"] == cfg.name and "_warnings" in c]
@@ -251,6 +254,13 @@ class Matrix:
                 if not at_base:
                     self.checkout(steps[0]["commit"])
                     at_base = True
+                err = configure_once(cfg)
+                if err:
+                    for c in mine:
+                        if c["step"] and c["_warnings"] - known and c["status"] == "PASS":
+                            c.update(status="FAIL", reason="cannot build the base for its "
+                                     f"warnings: {err}")
+                    continue
                 log(f"[{cfg.name}] warnings to check: rebuilding {len(need)} objects at the base")
                 for o in need:
                     try:
@@ -263,8 +273,6 @@ class Matrix:
                 p = run(cmd, env=self.env, check=False)
                 known |= parse_warnings(p.stdout, cfg.builddir)
             for c in mine:
-                if c.get("cached"):
-                    continue
                 warns = c["_warnings"]
                 new = sorted(warns - known) if c["step"] else []
                 c["new_warnings"] = new
@@ -347,13 +355,18 @@ class Matrix:
                 self.cells[-1]["_inputs"] = inputs
             if s["index"] == len(steps) - 1:
                 for cfg in usable:
-                    if cfg.name in link_cfgs and not configure_once(cfg):
+                    if cfg.name not in link_cfgs:
+                        continue
+                    err = configure_once(cfg)
+                    if err:
+                        self.record(cfg, s, "FAIL", err, kind="link")
+                    else:
                         self.link_cell(cfg, s)
             # A run stopped half-way keeps what it built.
             self.write(cfgs, steps, time.time() - t0, done_to=s["index"])
-        self.settle_warnings(usable, steps, all_touched)
-        self.store_cells()
+        self.settle_warnings(usable, steps, all_touched, configure_once)
         self.write(cfgs, steps, time.time() - t0)
+        self.store_cells()
         return 1 if any(c["status"] == "FAIL" for c in self.cells) else 0
 
     def trees(self, steps, wanted):
@@ -389,10 +402,9 @@ class Matrix:
             return False
         cell = dict(hit["record"], step=s["index"], patch=s["name"], commit=s["commit"],
                     config=cfg.name, cached=True)
-        seen = cell.pop("base_warnings", None)
-        if s["index"] == 0:
-            # The baseline the other steps' warnings are judged against.
-            cell["_warnings"] = set(seen or ())
+        # What its build printed: judged again in settle_warnings(), and
+        # for the base, the baseline of the other steps.
+        cell["_warnings"] = set(cell.pop("warnings", ()))
         self.cells.append(cell)
         log(f"[step {s['index']}] [{cfg.name}] {cell['status']} (cached; "
             f"{len(cell['objects'])} objects){': ' + cell['reason'] if cell['reason'] else ''}")
@@ -408,8 +420,7 @@ class Matrix:
                 (c["status"] == "SKIP" and c["reason"].startswith("no touched object"))
             if inputs and ok:
                 rec = {k: v for k, v in c.items() if not k.startswith("_")}
-                if c["step"] == 0:
-                    rec["base_warnings"] = sorted(warns or ())
+                rec["warnings"] = sorted(warns or ())
                 cache.put("cell", inputs, rec)
 
     def write(self, cfgs, steps, elapsed, done_to=None):

@@ -5,12 +5,14 @@ SIGINT and SIGTERM let each command clean up on its way out; SIGKILL
 (or a machine that stops) does not.  What is left then, and what the
 next run does about it:
 
-  .git/index.lock, .git/worktrees/*/index.lock
-      git was killed while it held the index.  A lock that no process
-      has open is stale: removed.
+  index.lock of a worktree, or of the base repository
+      git was killed while it held the index.  Repaired only in a tree
+      the run owns (a worktree under its flock; the repository after a
+      killed apply, which apply-series.sh's pid marker shows), and only
+      when no process has the lock open.
   .git/rebase-apply
-      git am was killed mid-series (apply-series.sh).  Taken under the
-      apply lock, so no other apply is running: 'git am --abort'.
+      git am was killed mid-series: 'git am --abort', again only after
+      a killed apply.
   a half-written result file
       results.py writes whole files by rename: nothing to repair.
   a worktree lock of a dead run
@@ -60,13 +62,13 @@ def git_dir(tree):
 
 
 def stale_index_locks(tree):
-    """Repair TREE's index lock, and those of its worktrees when TREE is
-    the main repository.  Returns what was repaired."""
+    """Repair TREE's own index lock (a repository's, or a worktree's;
+    never the locks of a repository's other worktrees, which runs hold
+    under their own flock).  Returns what was repaired.  Call it only
+    for a tree this run owns: a worktree under its flock, or the base
+    repository after a killed apply (apply-series.sh's marker)."""
     gd = git_dir(tree)
     locks = [os.path.join(gd, "index.lock")]
-    wts = os.path.join(gd, "worktrees")
-    if os.path.isdir(wts):
-        locks += [os.path.join(wts, w, "index.lock") for w in sorted(os.listdir(wts))]
     done = []
     for lock in locks:
         if os.path.exists(lock) and not open_by_a_process(lock):

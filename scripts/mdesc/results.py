@@ -142,6 +142,13 @@ def matrix_lines(meta):
     from the verdict cache says 'cached'."""
     tag = "sparse " if meta.get("sparse") else ""
     out = []
+    if not meta.get("complete", True):
+        # A run that stopped part way: what it built is shown, and the
+        # run itself fails, so that the steps it never reached cannot
+        # pass by being absent.
+        out.append(Line(Status.FAIL, "matrix",
+                        f"incomplete: the run stopped after step "
+                        f"{meta.get('done_to_step', '?')} of {meta.get('patches', '?')}"))
     for c in meta["cells"]:
         if c["status"] == Status.NA:
             continue

@@ -42,9 +42,25 @@ def test_the_harness_code_is_an_input(monkeypatch):
     assert cache.get("cell", IN) is None
 
 
-def test_harness_digest_is_stable():
-    assert cache.harness_digest() == cache.harness_digest()
-    assert len(cache.harness_digest()) == 64
+def test_harness_digest_follows_the_code(tmp_path, monkeypatch):
+    """Editing any module of the package changes the digest."""
+    for name in ("a.py", "b.py"):
+        (tmp_path / name).write_text("x = 1\n")
+    monkeypatch.setattr(cache, "_HARNESS", None)
+    monkeypatch.setattr(cache, "__file__", str(tmp_path / "cache.py"))
+    one = cache.harness_digest()
+    assert cache.harness_digest() == one and len(one) == 64
+    (tmp_path / "b.py").write_text("x = 2\n")
+    monkeypatch.setattr(cache, "_HARNESS", None)
+    assert cache.harness_digest() != one
+
+
+def test_an_unwritable_cache_costs_time_not_a_verdict(monkeypatch, tmp_path, capsys):
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(cache, "ROOT", str(tmp_path / "file" / "v"))
+    cache.put("cell", IN, {"status": "PASS"})
+    assert "not written" in capsys.readouterr().err
+    assert cache.get("cell", IN) is None
 
 
 def test_a_damaged_entry_is_a_miss_and_dropped(root):

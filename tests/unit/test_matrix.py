@@ -235,16 +235,17 @@ def test_a_second_run_takes_every_verdict_from_the_cache(monkeypatch, tmp_path):
 
 
 def test_a_changed_tree_is_built_again(monkeypatch, tmp_path):
-    """Step 3's tree changes (a patch edited): steps 3 and 4 are built
-    again, the base and step 2 come from the cache."""
+    """A patch edited at step 3 changes the trees of steps 3 and 4 (and
+    so the head): those and the base (which builds what the whole series
+    touches) are judged again, steps 1 and 2 come from the cache."""
     fk = FakeKernel(monkeypatch, tmp_path)
     run_matrix()
     fk.makes.clear()
-    fk.trees["c3"] = "c3-edited"
+    fk.trees.update(c3="c3-edited", c4="c4-edited")
     rc, m = run_matrix()
-    assert [c for c, _ in fk.makes] == ["c3"]
+    assert [c for c, _ in fk.makes] == ["base0", "c3"]
     cached = {c["step"]: c.get("cached", False) for c in m.cells}
-    assert cached == {0: True, 1: True, 2: True, 3: False, 4: False}
+    assert cached == {0: False, 1: True, 2: True, 3: False, 4: False}
 
 
 def test_no_cache(monkeypatch, tmp_path):
@@ -297,3 +298,42 @@ def test_sigint_during_a_build(monkeypatch, tmp_path, capsys):
     assert matrix_cli(["matrix", "--configs", "x86_64"]) == 0
     assert [c for c, _ in fk.makes] == ["base0", "c2", "c3"]
     assert results.load_matrix(str(tmp_path / "results" / "matrix.json"))["complete"]
+
+
+def test_a_cached_cell_is_judged_against_this_runs_baseline(monkeypatch, tmp_path):
+    """Found in review: a step cached by a run that built the base must
+    give, in a run that does not, the verdict that run would give
+    without the cache."""
+    def verdict(steps, no_cache=False):
+        if no_cache:
+            monkeypatch.setenv("NO_CACHE", "1")
+        else:
+            monkeypatch.delenv("NO_CACHE", raising=False)
+        return cells(run_matrix(steps=steps)[1])[(3, "objects")]
+
+    FakeKernel(monkeypatch, tmp_path, out={"c3": UNUSED_X + "\n"})
+    first = verdict("0,3")
+    assert verdict("3") == verdict("3", no_cache=True)
+    assert first[0] == "FAIL"
+
+
+def test_link_only_reports_a_configure_failure(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    monkeypatch.setattr(matrix, "configure", lambda cfg, jobs, env: "make olddefconfig failed")
+    args = argparse.Namespace(configs="x86_64", steps="final", part=None, link="x86_64",
+                              link_only=True, sparse=False, jobs=2)
+    m = matrix.Matrix(args)
+    assert m.main() == 1
+    assert cells(m) == {(4, "link"): ("FAIL", "make olddefconfig failed")}
+
+
+def test_a_link_after_cached_cells_configures_first(monkeypatch, tmp_path):
+    FakeKernel(monkeypatch, tmp_path)
+    real = matrix.os.path.exists
+    monkeypatch.setattr(matrix.os.path, "exists", lambda p: p.endswith("/vmlinux") or real(p))
+    run_matrix(steps="final")
+    configured = []
+    monkeypatch.setattr(matrix, "configure", lambda cfg, jobs, env: configured.append(1))
+    rc, m = run_matrix(steps="final", link="x86_64")
+    assert configured == [1] and cells(m)[(4, "link")] == ("PASS", "")
+    assert cells(m)[(4, "objects")] == ("PASS", "")
