@@ -37,7 +37,7 @@ from .config import Config
 from .errors import log
 from .make import ccache_env
 from .paths import BUILD, CONFIGS, RESULTS, TOP, WORK
-from .results import write_json
+from .results import write_json, write_text
 from .proc import run
 from .worktree import tree_commit
 
@@ -102,7 +102,86 @@ def disasm(tool, vmlinux, addr, size):
     return lines
 
 
-def main(argv=None):
+def compare(rec, tool, vm, series_dir, base_dir, bound):
+    """Compare the two vmlinux files VM (base, series): fill REC, print
+    the result line and the hot-path lines; True if within BOUND."""
+    name = rec["config"]
+    bom = run([os.path.join(WORK, "rt-base", "scripts", "bloat-o-meter"),
+               vm["base"], vm["series"]], check=False).stdout
+    with open(os.path.join(OUT, f"{name}.bloat-o-meter.txt"), "w") as f:
+        f.write(bom)
+    rec["bloat_o_meter"] = bom.splitlines()[0] if bom else ""
+    # Two measures: the size of the .text section, and the sum of
+    # the sizes of every function symbol.  The first is what the
+    # image carries, but page-aligned subsections inside .text (entry
+    # text, for one) absorb small changes; the second sees every byte
+    # and is the one held to the bound.
+    syms = {t: symbols(tool, v) for t, v in vm.items()}
+    own = own_objects(series_dir, base_dir)
+    if own:
+        left_out = set()
+        for o in own:
+            left_out |= object_functions(tool, os.path.join(series_dir, o))
+        left_out -= set(syms["base"])
+        for fn in left_out:
+            syms["series"].pop(fn, None)
+        rec["left_out"] = {"objects": own, "functions": len(left_out)}
+        print(f"  {name}: left out {len(left_out)} functions of objects only the series "
+              f"builds: {', '.join(own)}", flush=True)
+    section = {t: text_size(tool, v) for t, v in vm.items()}
+    funcs = {t: sum(size for _, size in syms[t].values()) for t in vm}
+    delta = funcs["series"] - funcs["base"]
+    pct = 100.0 * delta / funcs["base"]
+    rec.update(text_base=section["base"], text_series=section["series"],
+               text_delta=section["series"] - section["base"],
+               funcs_base=funcs["base"], funcs_series=funcs["series"],
+               funcs_delta=delta, funcs_pct=round(pct, 5))
+    ok = pct <= bound
+    print(f"{'PASS' if ok else 'FAIL'} bloat/{name}/text: functions {funcs['base']} -> "
+          f"{funcs['series']} bytes ({delta:+d}, {pct:+.4f}%, bound +{bound}%); "
+          f".text section {section['base']} -> {section['series']}; "
+          f"{rec['bloat_o_meter']}", flush=True)
+
+    rec["hot"] = {}
+    for fn in HOT:
+        if fn not in syms["base"] or fn not in syms["series"]:
+            rec["hot"][fn] = "not in both (inlined or not built)"
+            continue
+        a = disasm(tool, vm["base"], *syms["base"][fn])
+        b = disasm(tool, vm["series"], *syms["series"][fn])
+        sb, ss = syms["base"][fn][1], syms["series"][fn][1]
+        if a == b:
+            rec["hot"][fn] = f"same code, {sb} bytes"
+            continue
+        diff = list(difflib.unified_diff(a, b, "base", "series", lineterm="", n=2))
+        with open(os.path.join(OUT, f"{name}.{fn}.diff"), "w") as f:
+            f.write("\n".join(diff) + "\n")
+        changed = sum(1 for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---"))
+        rec["hot"][fn] = f"differs: {sb} -> {ss} bytes, {changed} lines changed"
+    for fn, what in rec["hot"].items():
+        print(f"  hot {name} {fn}: {what}", flush=True)
+    return ok
+
+
+def markdown(report):
+    md = ["# Code size: series against base", "",
+          "| config | functions, base | series | delta | .text section delta | bloat-o-meter |",
+          "|---|---|---|---|---|---|"]
+    for r in report:
+        if "funcs_base" in r:
+            md.append(f"| {r['config']} | {r['funcs_base']} | {r['funcs_series']} | "
+                      f"{r['funcs_delta']:+d} ({r['funcs_pct']:+.4f}%) | {r['text_delta']:+d} | "
+                      f"{r['bloat_o_meter']} |")
+        else:
+            md.append(f"| {r['config']} | {r['status']} | | | | |")
+    md += ["", "## Hot paths", ""]
+    for r in report:
+        for fn, what in r.get("hot", {}).items():
+            md.append(f"- {r['config']} `{fn}`: {what}")
+    return "\n".join(md) + "\n"
+
+
+def main(argv=None):  # spawns builds of both kernels
     ap = argparse.ArgumentParser(prog="harness bloat", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -154,80 +233,12 @@ def main(argv=None):
             report.append(rec)
             continue
         vm = {t: os.path.join(c.builddir, "vmlinux") for t, c in cfgs.items()}
-        bom = run([os.path.join(WORK, "rt-base", "scripts", "bloat-o-meter"),
-                   vm["base"], vm["series"]], check=False).stdout
-        with open(os.path.join(OUT, f"{name}.bloat-o-meter.txt"), "w") as f:
-            f.write(bom)
-        rec["bloat_o_meter"] = bom.splitlines()[0] if bom else ""
-        # Two measures: the size of the .text section, and the sum of
-        # the sizes of every function symbol.  The first is what the
-        # image carries, but page-aligned subsections inside .text (entry
-        # text, for one) absorb small changes; the second sees every byte
-        # and is the one held to the bound.
-        syms = {t: symbols(tool, v) for t, v in vm.items()}
-        own = own_objects(cfgs["series"].builddir, cfgs["base"].builddir)
-        if own:
-            left_out = set()
-            for o in own:
-                left_out |= object_functions(tool, os.path.join(cfgs["series"].builddir, o))
-            left_out -= set(syms["base"])
-            for fn in left_out:
-                syms["series"].pop(fn, None)
-            rec["left_out"] = {"objects": own, "functions": len(left_out)}
-            print(f"  {name}: left out {len(left_out)} functions of objects only the series "
-                  f"builds: {', '.join(own)}", flush=True)
-        section = {t: text_size(tool, v) for t, v in vm.items()}
-        funcs = {t: sum(size for _, size in syms[t].values()) for t in vm}
-        delta = funcs["series"] - funcs["base"]
-        pct = 100.0 * delta / funcs["base"]
-        rec.update(text_base=section["base"], text_series=section["series"],
-                   text_delta=section["series"] - section["base"],
-                   funcs_base=funcs["base"], funcs_series=funcs["series"],
-                   funcs_delta=delta, funcs_pct=round(pct, 5))
-        ok = pct <= args.bound
+        ok = compare(rec, tool, vm, cfgs["series"].builddir, cfgs["base"].builddir, args.bound)
         bad += not ok
-        print(f"{'PASS' if ok else 'FAIL'} bloat/{name}/text: functions {funcs['base']} -> "
-              f"{funcs['series']} bytes ({delta:+d}, {pct:+.4f}%, bound +{args.bound}%); "
-              f".text section {section['base']} -> {section['series']}; "
-              f"{rec['bloat_o_meter']}", flush=True)
-
-        rec["hot"] = {}
-        for fn in HOT:
-            if fn not in syms["base"] or fn not in syms["series"]:
-                rec["hot"][fn] = "not in both (inlined or not built)"
-                continue
-            a = disasm(tool, vm["base"], *syms["base"][fn])
-            b = disasm(tool, vm["series"], *syms["series"][fn])
-            sb, ss = syms["base"][fn][1], syms["series"][fn][1]
-            if a == b:
-                rec["hot"][fn] = f"same code, {sb} bytes"
-                continue
-            diff = list(difflib.unified_diff(a, b, "base", "series", lineterm="", n=2))
-            with open(os.path.join(OUT, f"{name}.{fn}.diff"), "w") as f:
-                f.write("\n".join(diff) + "\n")
-            changed = sum(1 for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---"))
-            rec["hot"][fn] = f"differs: {sb} -> {ss} bytes, {changed} lines changed"
-        for fn, what in rec["hot"].items():
-            print(f"  hot {name} {fn}: {what}", flush=True)
         rec["status"] = "PASS" if ok else "FAIL"
         report.append(rec)
 
     write_json(os.path.join(OUT, "bloat.json"), report)
-    md = ["# Code size: series against base", "",
-          "| config | functions, base | series | delta | .text section delta | bloat-o-meter |",
-          "|---|---|---|---|---|---|"]
-    for r in report:
-        if "funcs_base" in r:
-            md.append(f"| {r['config']} | {r['funcs_base']} | {r['funcs_series']} | "
-                      f"{r['funcs_delta']:+d} ({r['funcs_pct']:+.4f}%) | {r['text_delta']:+d} | "
-                      f"{r['bloat_o_meter']} |")
-        else:
-            md.append(f"| {r['config']} | {r['status']} | | | | |")
-    md += ["", "## Hot paths", ""]
-    for r in report:
-        for fn, what in r.get("hot", {}).items():
-            md.append(f"- {r['config']} `{fn}`: {what}")
-    with open(os.path.join(OUT, "bloat.md"), "w") as f:
-        f.write("\n".join(md) + "\n")
+    write_text(os.path.join(OUT, "bloat.md"), markdown(report))
     log(f"report: {os.path.relpath(os.path.join(OUT, 'bloat.md'), TOP)}")
     return 1 if bad else 0

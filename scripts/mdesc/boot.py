@@ -94,7 +94,7 @@ DEBUG_SYMS = ["KASAN", "PROVE_LOCKING", "DEBUG_VM", "DEBUG_VM_PGTABLE",
               "MEMCG", "ZSMALLOC_STAT"]
 
 
-def build_kernel(cfg, tree, commit, jobs, env, logf):
+def build_kernel(cfg, tree, commit, jobs, env, logf):  # spawns make
     """Configure and build the image; returns (image path, None) or
     (None, reason)."""
     image = cfg.meta["image"]
@@ -112,7 +112,7 @@ def kconfig_flags(cfg):
     return [s for s in DEBUG_SYMS if have.get(s)]
 
 
-def build_kselftests(cc, outdir, names):
+def build_kselftests(cc, outdir, names):  # spawns the compiler
     """Compile the mm selftests NAMES from the base tree statically into
     OUTDIR; returns the names that did not build."""
     src = os.path.join(WORK, "rt-base", "tools", "testing", "selftests", "vm")
@@ -130,7 +130,7 @@ def build_kselftests(cc, outdir, names):
     return missing
 
 
-def build_initramfs(cfg, outdir, kselftests):
+def build_initramfs(cfg, outdir, kselftests):  # spawns the compiler
     """Returns (cpio path, None, selftests that did not build) or
     (None, reason, [])."""
     cc = cfg.meta.get("user_cc", "gcc")
@@ -172,7 +172,7 @@ def build_initramfs(cfg, outdir, kselftests):
     return cpio, None, missing
 
 
-def boot(cfg, image, cpio, tests, timeout, logf, extra_append):
+def boot(cfg, image, cpio, tests, timeout, logf, extra_append):  # spawns QEMU
     """Run QEMU; returns (seconds, exit status or None on timeout)."""
     append = f"console={cfg.meta['console']} rt.tests={tests} panic=-1 {extra_append}"
     cmd = shlex.split(cfg.meta["qemu"]) + [
@@ -322,7 +322,7 @@ def write_report(cells, trees):
         f.write("\n".join(lines))
 
 
-def main(argv=None):
+def main(argv=None):  # spawns kernel builds and QEMU
     ap = argparse.ArgumentParser(prog="harness boot", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
