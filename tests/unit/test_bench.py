@@ -14,7 +14,7 @@ import os
 
 import pytest
 
-from mdesc import bench, boot
+from mdesc import bench
 from mdesc.config import Config
 from mdesc.paths import CONFIGS
 
