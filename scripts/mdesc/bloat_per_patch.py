@@ -48,7 +48,7 @@ def delta(old, new):
             net = int(m.group(1))
             continue
         m = re.match(r"^(\S+)\s+(-|\d+)\s+(-|\d+)\s+([+-]\d+)$", line)
-        if m and m.group(1) != "function":
+        if m and m.group(1) != "Function":
             funcs.append(f"{m.group(1)} {m.group(4)}")
     return net, funcs
 

@@ -20,6 +20,9 @@ from dataclasses import dataclass
 
 from .errors import ResultsUnreadable
 
+UMASK = os.umask(0)
+os.umask(UMASK)
+
 
 class Status(str, enum.Enum):
     PASS = "PASS"
@@ -56,6 +59,9 @@ def write_json(path, data):
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)
+    # mkstemp makes the file 0600; a result file is as readable as one
+    # open() would create.
+    os.chmod(tmp, 0o666 & ~UMASK)
     try:
         with os.fdopen(fd, "w") as f:
             json.dump(data, f, indent=1)
@@ -71,6 +77,9 @@ def write_text(path, text):
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)
+    # mkstemp makes the file 0600; a result file is as readable as one
+    # open() would create.
+    os.chmod(tmp, 0o666 & ~UMASK)
     try:
         with os.fdopen(fd, "w") as f:
             f.write(text)

@@ -488,3 +488,16 @@ def test_kunit_results_uses_the_trees_kunit_py(monkeypatch):
     assert boot.kunit_results("x.log", "series") == {"s/c": "PASS"}
     assert seen == [("x.log", os.path.join(boot.WORK, "rt-series", "tools", "testing",
                                            "kunit", "kunit.py"))]
+
+
+def test_a_check_printed_twice_keeps_its_failure(tmp_path):
+    # x86_64-base.log with 'RT: zram verify PASS 0 bad' changed to FAIL
+    # and the original PASS line printed again after it: the failure
+    # stands (found in review: the later line used to overwrite it).
+    lines = lines_of(BASE_LOG)
+    j = index(lines, "RT: zram verify ")
+    failed = lines[j].replace("PASS 0 bad", "FAIL 3 bad")
+    logf = derive(tmp_path, lines[:j] + [failed, lines[j]] + lines[j + 1:])
+    res = boot.evaluate(logf, 0)
+    assert res["verdict"] == "FAIL"
+    assert res["checks"]["zram/verify"][0] == "FAIL"

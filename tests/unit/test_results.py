@@ -214,3 +214,9 @@ def test_lines_cell_command(capsys):
     assert capsys.readouterr().out == "MISSING\n"
     with pytest.raises(SystemExit):
         results.main(["cell", f, "x86_64"])
+
+
+def test_result_files_are_as_readable_as_open_makes_them(tmp_path):
+    p = tmp_path / "boot.json"
+    results.save_boot(str(p), BOOTS)
+    assert p.stat().st_mode & 0o777 == 0o666 & ~results.UMASK
