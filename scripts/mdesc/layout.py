@@ -160,7 +160,7 @@ def summary(rec):
             f"{rec['sizeof_page']} bytes, ALLOC_SPLIT_PTLOCKS {rec['alloc_split_ptlocks']}")
 
 
-def main(argv=None):
+def main(argv=None):  # spawns the probes' builds, in a pool
     ap = argparse.ArgumentParser(prog="harness layout", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
