@@ -8,6 +8,7 @@ import os
 
 import pytest
 
+from conftest import data
 from mdesc import kunit, paths
 
 
@@ -75,3 +76,31 @@ def test_report(tmp_path):
 def test_a_run_without_json_fails(tmp_path):
     assert kunit.report("um", str(tmp_path / "none.json"), 0, 1, "/l") == [
         "FAIL kunit/um: kunit.py exited with 0 (0 cases: 0 passed, 0 failed, 0 skipped); see /l"]
+
+
+def test_cases_of_the_series_kunit_run_at_boot():
+    """kunit.py parse --json of the series console of a make test run
+    (test_data/boot/run2/x86_64-series.log, parsed by the series tree's
+    kunit.py): the cases that run's boot.json recorded, all ten."""
+    with open(data("kunit", "x86_64-series-boot.json")) as f:
+        got = kunit.cases(json.load(f))
+    with open(data("boot", "run2", "boot.json")) as f:
+        series = [c for c in json.load(f) if c["tree"] == "series"][0]
+    assert got == series["kunit"] and len(got) == 10
+    assert set(got.values()) == {"PASS"}
+    assert {k.split("/")[0] for k in got} == {"ptdesc", "zsmalloc"}
+
+
+def test_parse_console_without_suites_runs_nothing(tmp_path):
+    log = tmp_path / "console.log"
+    log.write_text("Linux version 6.1.192\nRT-DONE\n")
+    assert kunit.parse_console(str(log), "/nonexistent/kunit.py") == {}
+
+
+def test_parse_console_that_kunit_py_cannot_read(tmp_path):
+    log = tmp_path / "console.log"
+    log.write_text("KTAP version 1\n# Subtest: ptdesc\n")
+    fake = tmp_path / "kunit.py"
+    fake.write_text("#!/bin/sh\nexit 1\n")
+    fake.chmod(0o755)
+    assert kunit.parse_console(str(log), str(fake)) == {"kunit.py parse": "FAIL"}
