@@ -15,6 +15,7 @@ The cache lives beside ccache's, outside the clone (VERDICT_CACHE,
 default ~/.cache/ptdesc-series/verdicts), and is safe to delete.
 """
 
+import ast
 import glob
 import hashlib
 import json
@@ -28,25 +29,37 @@ ROOT = os.environ.get("VERDICT_CACHE", os.path.join(
     os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
     "ptdesc-series", "verdicts"))
 
-_HARNESS = None
+# The modules whose code decides each kind of verdict: what builds the
+# cell or the probe, and what judges its output.  A change to any other
+# module (the boot test's, the report writers') leaves them valid.
+JUDGES = {
+    "cell": ["matrix", "objects", "diagnostics", "config", "make", "kconfig", "series",
+             "distcc", "toolchain", "paths"],
+    "layout": ["layout", "config", "make", "kconfig", "paths"],
+    "assert": ["asserts", "config", "make", "kconfig", "paths"],
+}
+
+_HARNESS = {}
 
 
 def enabled():
     return not os.environ.get("NO_CACHE")
 
 
-def harness_digest():
-    """sha256 of the package's code: a change to the code that judges
-    invalidates every verdict it judged."""
-    global _HARNESS
-    if _HARNESS is None:
+def harness_digest(kind):
+    """sha256 of the code that judges KIND: a change to it invalidates
+    every verdict it judged.  The code is taken as Python's syntax tree,
+    so a comment or a line break changes nothing."""
+    if kind not in _HARNESS:
         h = hashlib.sha256()
-        for p in sorted(glob.glob(os.path.join(os.path.dirname(__file__), "*.py"))):
-            h.update(os.path.basename(p).encode() + b"\0")
-            with open(p, "rb") as f:
-                h.update(f.read())
-        _HARNESS = h.hexdigest()
-    return _HARNESS
+        here = os.path.dirname(__file__)
+        for name in sorted(JUDGES.get(kind) or
+                           [os.path.basename(p)[:-3] for p in glob.glob(f"{here}/*.py")]):
+            with open(os.path.join(here, name + ".py")) as f:
+                tree = ast.dump(ast.parse(f.read()))
+            h.update(f"{name}\0{tree}\0".encode())
+        _HARNESS[kind] = h.hexdigest()
+    return _HARNESS[kind]
 
 
 def compiler_id(cc):
@@ -61,7 +74,7 @@ def compiler_id(cc):
 
 
 def key(kind, inputs):
-    doc = json.dumps({"kind": kind, "harness": harness_digest(), **inputs}, sort_keys=True)
+    doc = json.dumps({"kind": kind, "harness": harness_digest(kind), **inputs}, sort_keys=True)
     return hashlib.sha256(doc.encode()).hexdigest()
 
 

@@ -38,21 +38,39 @@ def test_kinds_do_not_mix():
 
 def test_the_harness_code_is_an_input(monkeypatch):
     cache.put("cell", IN, {"status": "PASS"})
-    monkeypatch.setattr(cache, "_HARNESS", "another harness")
+    monkeypatch.setattr(cache, "_HARNESS", {"cell": "another harness"})
     assert cache.get("cell", IN) is None
 
 
 def test_harness_digest_follows_the_code(tmp_path, monkeypatch):
-    """Editing any module of the package changes the digest."""
-    for name in ("a.py", "b.py"):
+    """Editing the code of a module that judges a kind changes that
+    kind's digest; a comment does not, nor does another module."""
+    for name in ("a.py", "b.py", "other.py"):
         (tmp_path / name).write_text("x = 1\n")
-    monkeypatch.setattr(cache, "_HARNESS", None)
     monkeypatch.setattr(cache, "__file__", str(tmp_path / "cache.py"))
-    one = cache.harness_digest()
-    assert cache.harness_digest() == one and len(one) == 64
+    monkeypatch.setattr(cache, "JUDGES", {"cell": ["a", "b"]})
+
+    def digest(kind="cell"):
+        monkeypatch.setattr(cache, "_HARNESS", {})
+        return cache.harness_digest(kind)
+    one = digest()
+    assert len(one) == 64
+    (tmp_path / "b.py").write_text("x = 1  # a comment\n\n")
+    (tmp_path / "other.py").write_text("x = 3\n")
+    assert digest() == one
     (tmp_path / "b.py").write_text("x = 2\n")
-    monkeypatch.setattr(cache, "_HARNESS", None)
-    assert cache.harness_digest() != one
+    assert digest() != one
+    # A kind without a list is judged by every module.
+    everything = digest("other-kind")
+    (tmp_path / "other.py").write_text("x = 4\n")
+    assert digest("other-kind") != everything
+
+
+def test_every_judge_is_a_module():
+    here = os.path.dirname(cache.__file__)
+    for kind, names in cache.JUDGES.items():
+        for n in names:
+            assert os.path.exists(os.path.join(here, n + ".py")), (kind, n)
 
 
 def test_an_unwritable_cache_costs_time_not_a_verdict(monkeypatch, tmp_path, capsys):
