@@ -46,7 +46,6 @@ require_clean "$LINUX"
 
 entries=()
 read_series entries
-[ ${#entries[@]} -gt 0 ] || die "$SERIES lists no patch"
 for e in "${entries[@]}"; do
 	[ -f "$PATCHES/$e" ] || die "series lists $e, but $PATCHES/$e does not exist"
 done

@@ -235,7 +235,9 @@ PY
 @test "a rebase of your own in the base repository is not taken for a killed apply" {
 	make_series "$BATS_TEST_TMPDIR/s"
 	mkdir "$LINUX/.git/rebase-apply"
+	: >"$LINUX/.git/rebase-apply/applying"
 	run "$TOP/scripts/apply-series.sh"
-	rmdir "$LINUX/.git/rebase-apply"
+	[ -e "$LINUX/.git/rebase-apply/applying" ]
+	rm -r "$LINUX/.git/rebase-apply"
 	[[ "$output" != *"repaired"* ]]
 }
