@@ -22,7 +22,8 @@ if ! diff -r -x .gitkeep "$PATCHES" "$out/patches" >"$out/diff" ||
 	head -n 40 "$out/diff" >&2
 	# A patch edited by hand keeps the blob ids of the old text in its
 	# 'index' lines: git am applies it, format-patch writes new ids.
-	if ! grep '^[<>] ' "$out/diff" | grep -qv '^[<>] index [0-9a-f]*\.\.[0-9a-f]*'; then
+	other=$(grep '^[<>] ' "$out/diff" | grep -v '^[<>] index [0-9a-f]*\.\.[0-9a-f]*' || true)
+	if [ -z "$other" ]; then
 		die "patches/ differs from an export of $SERIES_BRANCH only in 'index' lines: a patch was edited by hand.
 Bring patches/ back in line with 'make apply export' (git am, then git format-patch),
 or 'quilt refresh' each edited patch; then commit patches/ (README: editing a patch)"
