@@ -55,25 +55,13 @@ class Line:
 
 
 def write_json(path, data):
-    """Write DATA to PATH atomically (rename of a complete file)."""
-    d = os.path.dirname(os.path.abspath(path))
-    os.makedirs(d, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)
-    # mkstemp makes the file 0600; a result file is as readable as one
-    # open() would create.
-    os.chmod(tmp, 0o666 & ~UMASK)
-    try:
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f, indent=1)
-            f.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+    """Write DATA to PATH as JSON, atomically."""
+    write_text(path, json.dumps(data, indent=1) + "\n")
 
 
 def write_text(path, text):
-    """Write TEXT to PATH atomically."""
+    """Write TEXT to PATH atomically: a complete file renamed over the
+    old one, so that a run stopped here leaves one or the other."""
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", dir=d)

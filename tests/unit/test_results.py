@@ -138,7 +138,8 @@ def test_save_is_atomic(tmp_path, matrix_steps, monkeypatch):
 
     def boom(*a, **k):
         raise KeyboardInterrupt
-    monkeypatch.setattr(results.json, "dump", boom)
+    # Interrupted after the new file is written, before it is renamed.
+    monkeypatch.setattr(results.os, "replace", boom)
     with pytest.raises(KeyboardInterrupt):
         results.save_matrix(str(p), {"cells": []})
     assert p.read_text() == before
