@@ -67,14 +67,11 @@ def stale_index_locks(tree):
     under their own flock).  Returns what was repaired.  Call it only
     for a tree this run owns: a worktree under its flock, or the base
     repository after a killed apply (apply-series.sh's marker)."""
-    gd = git_dir(tree)
-    locks = [os.path.join(gd, "index.lock")]
-    done = []
-    for lock in locks:
-        if os.path.exists(lock) and not open_by_a_process(lock):
-            os.unlink(lock)
-            done.append(f"removed {lock}, left by a git that was killed")
-    return done
+    lock = os.path.join(git_dir(tree), "index.lock")
+    if not os.path.exists(lock) or open_by_a_process(lock):
+        return []
+    os.unlink(lock)
+    return [f"removed {lock}, left by a git that was killed"]
 
 
 def interrupted_am(repo):
