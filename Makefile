@@ -55,8 +55,8 @@ mail: apply ## one ready-to-send mbox per part in work/mail, checked with git am
 toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 	scripts/build-toolchain.sh
 
-boot: apply ## runtime test: base and series under QEMU on every runtime config
-	$(HARNESS) boot -j$(JOBS) --configs $(or $(BOOT_CONFIGS),all)
+boot: apply ## runtime test: base and series under QEMU on every runtime config; records the base
+	$(HARNESS) boot -j$(JOBS) --record --configs $(or $(BOOT_CONFIGS),all)
 
 conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
 	$(HARNESS) conversions > Documentation/conversions.md

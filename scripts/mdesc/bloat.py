@@ -16,10 +16,17 @@ at the head of the series in build directories of their own, then:
 With --runtime NAME the kernels are those of the runtime test's config
 configs/runtime/NAME.config (a matrix row plus the debug fragment),
 in the build directories scripts/harness boot uses: after a boot test
-they are already built, so the comparison costs no compile.  'make
-test' does this for x86_64; 'make bloat' builds the matrix rows.  The
-functions of objects that only the series builds (its KUnit suites,
-which the runtime configs turn on) are left out of the sum and listed.
+they are already built, so the comparison costs no compile.  The base's
+side comes from its record, runtime/expect/NAME.json, while the
+record's kernel key holds (scripts/mdesc/expect.py; --no-record builds
+it); bloat-o-meter then has no base vmlinux to read and is not run.
+'make test' does this for x86_64; 'make bloat' builds the matrix rows.
+The functions of the objects of C files only the series adds (its KUnit
+suites, which the runtime configs turn on) are left out of the sum.
+
+The sum counts each function address once: nm lists an alias at its
+function's address, and static functions of one name in several
+objects each count.
 
 Results: RESULTS/bloat/CONFIG.bloat-o-meter.txt, RESULTS/bloat/CONFIG.FUNC.diff
 for each differing function, RESULTS/bloat/bloat.md and bloat.json.
@@ -32,13 +39,14 @@ import os
 import re
 import time
 
+from . import expect
 from .build import build_in_tree
 from .config import Config
 from .errors import log
 from .make import ccache_env
 from .paths import BUILD, CONFIGS, RESULTS, TOP, WORK
 from .results import write_json, write_text
-from .proc import run
+from .proc import git, run
 from .worktree import tree_commit
 
 OUT = os.path.join(RESULTS, "bloat")
@@ -57,27 +65,45 @@ def text_size(tool, vmlinux):
     return None
 
 
-def symbols(tool, vmlinux):
-    """name -> (address, size) of the function symbols."""
-    syms = {}
+def function_table(tool, vmlinux):
+    """(name, address, size) of every function symbol with a size, in
+    nm's order."""
+    table = []
     for line in run([tool + "nm", "-S", "--defined-only", vmlinux]).stdout.splitlines():
         f = line.split()
         if len(f) == 4 and f[2] in "tT":
-            syms.setdefault(f[3], (int(f[0], 16), int(f[1], 16)))
+            table.append((f[3], int(f[0], 16), int(f[1], 16)))
+    return table
+
+
+def symbols(table):
+    """name -> (address, size): the first function of each name (static
+    functions of different objects can share one)."""
+    syms = {}
+    for name, addr, size in table:
+        syms.setdefault(name, (addr, size))
     return syms
 
 
-def own_objects(series_dir, base_dir):
-    """Objects the series build has and the base build does not."""
-    def objs(top):
-        found = set()
-        for d, _, files in os.walk(top):
-            for f in files:
-                if f.endswith(".o") and not f.startswith((".", "vmlinux")) and \
-                        f != "built-in.o":
-                    found.add(os.path.relpath(os.path.join(d, f), top))
-        return found
-    return sorted(objs(series_dir) - objs(base_dir))
+def code_bytes(table, leave_out=()):
+    """The bytes of code in TABLE: the size of every function, each
+    address counted once (an alias shares its function's address), less
+    the functions named in LEAVE_OUT."""
+    seen, total = set(), 0
+    for name, addr, size in table:
+        if addr in seen or name in leave_out:
+            continue
+        seen.add(addr)
+        total += size
+    return total
+
+
+def added_objects(series_dir, base, series):
+    """The objects of C files the series adds (its KUnit suites) that
+    its build directory holds."""
+    added = git("diff", "--name-only", "--diff-filter=A", base, series, "--", "*.c")
+    return [o for o in (f[:-2] + ".o" for f in added.split())
+            if os.path.exists(os.path.join(series_dir, o))]
 
 
 def object_functions(tool, obj):
@@ -102,65 +128,78 @@ def disasm(tool, vmlinux, addr, size):
     return lines
 
 
-def compare(rec, tool, vm, series_dir, base_dir, bound):
-    """Compare the two vmlinux files VM (base, series): fill REC, print
-    the result line and the hot-path lines; True if within BOUND."""
+def measure(tool, vmlinux, own_functions=()):
+    """What the code-size check compares, of one vmlinux: the size of
+    its .text section, the bytes of its functions and the hot functions
+    (size and normalised code).  OWN_FUNCTIONS are the functions of the
+    objects only the series builds: each is left out of the sum when
+    its name is defined once in the vmlinux; a name that some other
+    object defines too stays in, which can only make the check
+    stricter."""
+    table = function_table(tool, vmlinux)
+    count = {}
+    for name, _, _ in table:
+        count[name] = count.get(name, 0) + 1
+    left_out = sorted(n for n in own_functions if count.get(n) == 1)
+    syms = symbols(table)
+    return {
+        "text": text_size(tool, vmlinux),
+        "functions": code_bytes(table, set(left_out)),
+        "left_out": len(left_out),
+        "hot": {fn: {"size": syms[fn][1], "code": disasm(tool, vmlinux, *syms[fn])}
+                for fn in HOT if fn in syms},
+    }
+
+
+def compare(rec, m, bound):
+    """Compare the measures M (base, series) of two vmlinux files: fill
+    REC, print the result line and the hot-path lines; True if the
+    series' functions grew by no more than BOUND percent."""
     name = rec["config"]
-    bom = run([os.path.join(WORK, "rt-base", "scripts", "bloat-o-meter"),
-               vm["base"], vm["series"]], check=False).stdout
-    with open(os.path.join(OUT, f"{name}.bloat-o-meter.txt"), "w") as f:
-        f.write(bom)
-    rec["bloat_o_meter"] = bom.splitlines()[0] if bom else ""
-    # Two measures: the size of the .text section, and the sum of
-    # the sizes of every function symbol.  The first is what the
-    # image carries, but page-aligned subsections inside .text (entry
-    # text, for one) absorb small changes; the second sees every byte
-    # and is the one held to the bound.
-    syms = {t: symbols(tool, v) for t, v in vm.items()}
-    own = own_objects(series_dir, base_dir)
-    if own:
-        left_out = set()
-        for o in own:
-            left_out |= object_functions(tool, os.path.join(series_dir, o))
-        left_out -= set(syms["base"])
-        for fn in left_out:
-            syms["series"].pop(fn, None)
-        rec["left_out"] = {"objects": own, "functions": len(left_out)}
-        print(f"  {name}: left out {len(left_out)} functions of objects only the series "
-              f"builds: {', '.join(own)}", flush=True)
-    section = {t: text_size(tool, v) for t, v in vm.items()}
-    funcs = {t: sum(size for _, size in syms[t].values()) for t in vm}
-    delta = funcs["series"] - funcs["base"]
-    pct = 100.0 * delta / funcs["base"]
-    rec.update(text_base=section["base"], text_series=section["series"],
-               text_delta=section["series"] - section["base"],
-               funcs_base=funcs["base"], funcs_series=funcs["series"],
+    # Two measures: the size of the .text section, and the bytes of
+    # every function.  The first is what the image carries, but
+    # page-aligned subsections inside .text (entry text, for one)
+    # absorb small changes; the second sees every byte and is the one
+    # held to the bound.
+    base, ser = m["base"], m["series"]
+    delta = ser["functions"] - base["functions"]
+    pct = 100.0 * delta / base["functions"]
+    rec.update(text_base=base["text"], text_series=ser["text"],
+               text_delta=ser["text"] - base["text"],
+               funcs_base=base["functions"], funcs_series=ser["functions"],
                funcs_delta=delta, funcs_pct=round(pct, 5))
     ok = pct <= bound
-    print(f"{'PASS' if ok else 'FAIL'} bloat/{name}/text: functions {funcs['base']} -> "
-          f"{funcs['series']} bytes ({delta:+d}, {pct:+.4f}%, bound +{bound}%); "
-          f".text section {section['base']} -> {section['series']}; "
-          f"{rec['bloat_o_meter']}", flush=True)
+    print(f"{'PASS' if ok else 'FAIL'} bloat/{name}/text: functions {base['functions']} -> "
+          f"{ser['functions']} bytes ({delta:+d}, {pct:+.4f}%, bound +{bound}%); "
+          f".text section {base['text']} -> {ser['text']}; "
+          f"{rec.get('bloat_o_meter', '')}", flush=True)
 
     rec["hot"] = {}
     for fn in HOT:
-        if fn not in syms["base"] or fn not in syms["series"]:
+        if fn not in base["hot"] or fn not in ser["hot"]:
             rec["hot"][fn] = "not in both (inlined or not built)"
             continue
-        a = disasm(tool, vm["base"], *syms["base"][fn])
-        b = disasm(tool, vm["series"], *syms["series"][fn])
-        sb, ss = syms["base"][fn][1], syms["series"][fn][1]
-        if a == b:
-            rec["hot"][fn] = f"same code, {sb} bytes"
+        a, b = base["hot"][fn], ser["hot"][fn]
+        if a["code"] == b["code"]:
+            rec["hot"][fn] = f"same code, {a['size']} bytes"
             continue
-        diff = list(difflib.unified_diff(a, b, "base", "series", lineterm="", n=2))
-        with open(os.path.join(OUT, f"{name}.{fn}.diff"), "w") as f:
-            f.write("\n".join(diff) + "\n")
+        diff = list(difflib.unified_diff(a["code"], b["code"], "base", "series",
+                                         lineterm="", n=2))
+        write_text(os.path.join(OUT, f"{name}.{fn}.diff"), "\n".join(diff) + "\n")
         changed = sum(1 for d in diff if d[:1] in "+-" and d[:3] not in ("+++", "---"))
-        rec["hot"][fn] = f"differs: {sb} -> {ss} bytes, {changed} lines changed"
+        rec["hot"][fn] = f"differs: {a['size']} -> {b['size']} bytes, {changed} lines changed"
     for fn, what in rec["hot"].items():
         print(f"  hot {name} {fn}: {what}", flush=True)
     return ok
+
+
+def bloat_o_meter(rec, vm):
+    """The base tree's scripts/bloat-o-meter on the two vmlinux files VM
+    (base, series): its report in a file, its summary line in REC."""
+    bom = run([os.path.join(WORK, "rt-base", "scripts", "bloat-o-meter"),
+               vm["base"], vm["series"]], check=False).stdout
+    write_text(os.path.join(OUT, f"{rec['config']}.bloat-o-meter.txt"), bom)
+    rec["bloat_o_meter"] = bom.splitlines()[0] if bom else ""
 
 
 def markdown(report):
@@ -191,21 +230,23 @@ def main(argv=None):  # spawns builds of both kernels
                     help="runtime configs instead of matrix rows (the boot test's kernels)")
     ap.add_argument("--bound", type=float, default=0.01,
                     help=".text growth allowed, in percent (default: %(default)s)")
+    ap.add_argument("--no-record", action="store_true",
+                    help="with --runtime, build the base even when its record holds")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
     env = ccache_env()
     os.makedirs(OUT, exist_ok=True)
     report, bad = [], 0
     if args.runtime:
-        # label, config file, build directory of each tree
+        # label, config file, build directory of each tree, record name
         rows = [("runtime-" + n, os.path.join(CONFIGS, "runtime", n + ".config"),
-                 lambda t, n=n: os.path.join(BUILD, "runtime", f"{n}-{t}"))
+                 lambda t, n=n: os.path.join(BUILD, "runtime", f"{n}-{t}"), n)
                 for n in args.runtime.split(",")]
     else:
         rows = [(n, os.path.join(CONFIGS, n + ".config"),
-                 lambda t, n=n: os.path.join(BUILD, "bloat", f"{n}-{t}"))
+                 lambda t, n=n: os.path.join(BUILD, "bloat", f"{n}-{t}"), None)
                 for n in args.configs.split(",")]
-    for name, path, builddir in rows:
+    for name, path, builddir, record_name in rows:
         rec = {"config": name}
         cfgs = {t: Config(path, builddir=builddir(t)) for t in ("base", "series")}
         try:
@@ -216,9 +257,19 @@ def main(argv=None):  # spawns builds of both kernels
             report.append(rec)
             continue
         tool = cfgs["base"].make_vars().get("CROSS_COMPILE", "")
+        recorded = None
+        if record_name and not args.no_record:
+            # The runtime test's base kernel, as 'make boot' recorded it.
+            recorded, why = expect.load(record_name,
+                                        {"kernel": expect.kernel_key(cfgs["base"])})
+            where = os.path.relpath(expect.record_path(record_name), TOP)
+            log(f"{name}: the base as recorded in {where}" if recorded
+                else f"{name}: building the base: {why}")
         t0 = time.time()
         err = None
         for t, cfg in cfgs.items():
+            if t == "base" and recorded:
+                continue
             log(f"{name}: vmlinux at {t}")
             err = build_in_tree(cfg, t, tree_commit(t), "vmlinux", args.jobs, env,
                                 os.path.join(OUT, f"{name}-{t}.build.log"))
@@ -233,7 +284,25 @@ def main(argv=None):  # spawns builds of both kernels
             report.append(rec)
             continue
         vm = {t: os.path.join(c.builddir, "vmlinux") for t, c in cfgs.items()}
-        ok = compare(rec, tool, vm, cfgs["series"].builddir, cfgs["base"].builddir, args.bound)
+        series_dir = cfgs["series"].builddir
+        own = added_objects(series_dir, tree_commit("base"), tree_commit("series"))
+        own_functions = set()
+        for o in own:
+            own_functions |= object_functions(tool, os.path.join(series_dir, o))
+        m = {"series": measure(tool, vm["series"], own_functions)}
+        if own:
+            rec["left_out"] = {"objects": own, "functions": m["series"]["left_out"]}
+            print(f"  {name}: left out {m['series']['left_out']} functions of objects only "
+                  f"the series builds: {', '.join(own)}", flush=True)
+        if recorded:
+            m["base"] = recorded["code"]
+            rec["base_recorded"] = os.path.relpath(expect.record_path(record_name), TOP)
+            rec["bloat_o_meter"] = (f"base from {rec['base_recorded']}: no bloat-o-meter "
+                                    "('make bloat' compares two vmlinux files)")
+        else:
+            m["base"] = measure(tool, vm["base"])
+            bloat_o_meter(rec, vm)
+        ok = compare(rec, m, args.bound)
         bad += not ok
         rec["status"] = "PASS" if ok else "FAIL"
         report.append(rec)

@@ -28,7 +28,8 @@ import shutil
 import subprocess
 import time
 
-from .build import build_in_tree
+from . import bloat, expect
+from .build import build_in_tree, checkout
 from .config import Config
 from .diagnostics import first_error
 from .errors import die, log
@@ -325,6 +326,33 @@ def write_report(cells, trees):
         f.write("\n".join(lines))
 
 
+def record_key(cfg, tests, append, kselftests):
+    """The key of the base's record (scripts/mdesc/expect.py) for a boot
+    of CFG with TESTS, the extra command line APPEND and KSELFTESTS."""
+    qemu = shlex.split(cfg.meta["qemu"])
+    files = {"rtinit.c": RTINIT}
+    if cfg.arch == "x86_64":
+        files["busybox"] = BUSYBOX
+    return {"kernel": expect.kernel_key(cfg),
+            "boot": expect.boot_key(qemu[0], cfg.meta["qemu"], cfg.meta.get("user_cc", "gcc"),
+                                    files, {"tests": tests, "append": append,
+                                            "kselftests": kselftests})}
+
+
+def record(name, tag, key, cell, cfg):  # spawns nm and objdump
+    """Write the base's boot CELL and the code size of its vmlinux as
+    the record of NAME.  Only a base that passed is recorded: a base that
+    fails is a finding to look at, not an expectation, and a timeout says
+    more about the machine than about the kernel."""
+    if cell["verdict"] != "PASS":
+        log(f"{tag}: not recorded ({cell['verdict']})")
+        return
+    tool = cfg.make_vars().get("CROSS_COMPILE", "")
+    code = bloat.measure(tool, os.path.join(cfg.builddir, "vmlinux"))
+    log(f"{tag}: recorded in {expect.save(name, key, cell, code)} "
+        "(commit it: a fresh clone then boots only the series)")
+
+
 def main(argv=None):  # spawns kernel builds and QEMU
     ap = argparse.ArgumentParser(prog="harness boot", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
@@ -342,6 +370,12 @@ def main(argv=None):  # spawns kernel builds and QEMU
     ap.add_argument("--append", default="", help="extra kernel command line")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per boot")
     ap.add_argument("--build-only", action="store_true")
+    rec = ap.add_mutually_exclusive_group()
+    rec.add_argument("--record", action="store_true",
+                     help="write what the base gives to runtime/expect/NAME.json ('make boot')")
+    rec.add_argument("--base-record", action="store_true",
+                     help="take the base from runtime/expect/NAME.json while its key holds, "
+                          "else boot it and record it ('make test')")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
 
@@ -372,6 +406,7 @@ def main(argv=None):  # spawns kernel builds and QEMU
             die(f"no runtime config {path}")
         if variant and variant not in VARIANTS:
             die(f"unknown variant {variant!r}")
+        append = " ".join(filter(None, (VARIANT_APPEND.get(variant), args.append)))
         for tree in trees:
             cell = {"config": name, "tree": tree, "commit": commits[tree]}
             # A variant that only changes the command line shares the kernel.
@@ -380,12 +415,32 @@ def main(argv=None):  # spawns kernel builds and QEMU
             cfg = Config(path, variant or None, VARIANTS.get(variant, ()), builddir=builddir)
             tag = f"{name} {tree}"
             qemu = shlex.split(cfg.meta["qemu"])[0]
+            tests = args.tests or cfg.meta.get("tests", "pt,zram,swap,kselftest")
             try:
                 cfg.compiler()
             except LookupError as e:
                 cell.update(verdict="SKIP", reason=str(e))
             if "verdict" not in cell and not shutil.which(qemu):
                 cell.update(verdict="SKIP", reason=f"{qemu} not found")
+            key = None
+            if tree == "base" and "verdict" not in cell and not args.build_only and \
+                    (args.record or args.base_record):
+                key = record_key(cfg, tests, append, kselftests)
+            if key and args.base_record:
+                recorded, why = expect.load(name, key)
+                if recorded:
+                    cell = dict(recorded["boot"],
+                                recorded=os.path.relpath(expect.record_path(name), TOP))
+                    # The series' selftests are built from the base's sources.
+                    err = checkout("base", commits["base"])
+                    if err:
+                        die(err)
+                    log(f"{tag}: {cell['verdict']} as recorded in {cell['recorded']} "
+                        f"(written {recorded['written']['date']}; every key holds)")
+                    cells.append(cell)
+                    write_report(cells, trees)
+                    continue
+                log(f"{tag}: booting the base: {why}")
             if "verdict" not in cell:
                 t0 = time.time()
                 log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
@@ -403,8 +458,6 @@ def main(argv=None):  # spawns kernel builds and QEMU
             if "verdict" not in cell and not args.build_only:
                 logf = os.path.join(OUT, f"{name}-{tree}.log")
                 log(f"{tag}: booting (log: {os.path.relpath(logf, TOP)})")
-                append = " ".join(filter(None, (VARIANT_APPEND.get(variant), args.append)))
-                tests = args.tests or cfg.meta.get("tests", "pt,zram,swap,kselftest")
                 cell["tests"] = tests
                 secs, status = boot(cfg, image, cpio, tests, args.timeout, logf, append)
                 cell["seconds"] = round(secs, 1)
@@ -415,6 +468,8 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 if bad_kunit and not cell["first_failure"]:
                     cell.update(verdict="FAIL", first_failure="KUnit: " + ", ".join(bad_kunit))
                 cell["reason"] = cell.pop("first_failure")
+                if key:
+                    record(name, tag, key, cell, cfg)
             elif "verdict" not in cell:
                 cell.update(verdict="BUILT", reason=None)
             if cell["verdict"] == "FAIL":

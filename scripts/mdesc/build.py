@@ -13,14 +13,24 @@ from .proc import run
 from .worktree import worktree_changes
 
 
+def checkout(tree, commit):
+    """Check COMMIT out in the worktree WORK/rt-TREE (added if missing).
+    Returns None or the reason it could not."""
+    wt = os.path.join(WORK, "rt-" + tree)
+    if worktree_changes(wt):
+        return f"work tree {wt} is dirty"
+    run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
+    return None
+
+
 def build_in_tree(cfg, tree, commit, target, jobs, env, logf):
     """Check COMMIT out in the worktree WORK/rt-TREE, configure CFG and
     make TARGET, with the output in LOGF.  Returns None or the reason it
     failed."""
     wt = os.path.join(WORK, "rt-" + tree)
-    if worktree_changes(wt):
-        return f"work tree {wt} is dirty"
-    run(["git", "-C", wt, "checkout", "-q", "--detach", commit])
+    err = checkout(tree, commit)
+    if err:
+        return err
     err = configure(cfg, jobs, env, tree=wt)
     if err:
         return err

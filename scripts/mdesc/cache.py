@@ -46,19 +46,46 @@ def enabled():
     return not os.environ.get("NO_CACHE")
 
 
+def _module_tree(name):
+    here = os.path.dirname(__file__)
+    with open(os.path.join(here, name + ".py")) as f:
+        return ast.parse(f.read())
+
+
+def code_digest(spec):
+    """sha256 of harness code, taken as Python's syntax tree (a comment
+    or a line break changes nothing).  SPEC maps a module's name to the
+    names of the top-level definitions that count (functions, classes,
+    assigned constants), or to None for the whole module.  A name that
+    is not defined there raises KeyError: a rename must not silently
+    leave a function out of a key."""
+    h = hashlib.sha256()
+    for name in sorted(spec):
+        tree = _module_tree(name)
+        wanted = spec[name]
+        if wanted is None:
+            h.update(f"{name}\0{ast.dump(tree)}\0".encode())
+            continue
+        defs = {}
+        for node in tree.body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                defs[node.name] = node
+            elif isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        defs[t.id] = node
+        for d in sorted(wanted):
+            h.update(f"{name}.{d}\0{ast.dump(defs[d])}\0".encode())
+    return h.hexdigest()
+
+
 def harness_digest(kind):
     """sha256 of the code that judges KIND: a change to it invalidates
-    every verdict it judged.  The code is taken as Python's syntax tree,
-    so a comment or a line break changes nothing."""
+    every verdict it judged."""
     if kind not in _HARNESS:
-        h = hashlib.sha256()
-        here = os.path.dirname(__file__)
-        for name in sorted(JUDGES.get(kind) or
-                           [os.path.basename(p)[:-3] for p in glob.glob(f"{here}/*.py")]):
-            with open(os.path.join(here, name + ".py")) as f:
-                tree = ast.dump(ast.parse(f.read()))
-            h.update(f"{name}\0{tree}\0".encode())
-        _HARNESS[kind] = h.hexdigest()
+        names = JUDGES.get(kind) or [os.path.basename(p)[:-3] for p in
+                                     glob.glob(f"{os.path.dirname(__file__)}/*.py")]
+        _HARNESS[kind] = code_digest({n: None for n in names})
     return _HARNESS[kind]
 
 
