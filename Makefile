@@ -9,7 +9,7 @@ export JOBS
 # The harness's one command line (scripts/mdesc; 'scripts/harness -h').
 HARNESS := scripts/harness
 
-.PHONY: help deps base apply quilt export check-patches matrix layout unit lint bench-harness \
+.PHONY: help deps base apply quilt export check-patches matrix layout api unit lint bench-harness \
 	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
@@ -47,6 +47,9 @@ layout: apply ## offsets of every struct ptdesc field per config
 
 asserts: apply ## a misaligned descriptor field must break the build
 	$(HARNESS) asserts -j$(JOBS)
+
+api: apply ## the final tree against mainline 6.12's ptdesc helpers (Documentation/mainline-api.md)
+	$(HARNESS) api -j$(JOBS)
 
 mail: apply ## one ready-to-send mbox per part in work/mail, checked with git am
 	scripts/make-mail.sh

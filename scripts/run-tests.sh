@@ -298,6 +298,11 @@ fi
 checker layout "$HARNESS" layout -j"$JOBS"
 matrix matrix-final --steps final ${CI_LINK_CONFIGS:+--link "$CI_LINK_CONFIGS"}
 
+# Mainline 6.12's ptdesc interface (Documentation/mainline-api.md): one
+# file of static assertions compiled on x86_64, s390 and i386-pae in
+# the tree and build directories the final state just left configured.
+checker api "$HARNESS" api -j"$JOBS"
+
 # The asserts firing.
 checker asserts "$HARNESS" asserts -j"$JOBS"
 

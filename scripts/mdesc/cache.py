@@ -37,6 +37,7 @@ JUDGES = {
              "distcc", "toolchain", "paths"],
     "layout": ["layout", "config", "make", "kconfig", "paths"],
     "assert": ["asserts", "config", "make", "kconfig", "paths"],
+    "api": ["api", "config", "make", "kconfig", "paths"],
 }
 
 _HARNESS = {}

@@ -10,7 +10,7 @@ kunit.py's subcommand map.  Errors are caught here and only here.
 import argparse
 import sys
 
-from . import (asserts, bench, bloat, bloat_per_patch, boot, ccache_check, conversions,
+from . import (api, asserts, bench, bloat, bloat_per_patch, boot, ccache_check, conversions,
                distcc_check, kunit, layout, matrix, merge, page_use, paths, paths_cmd,
                repair, results, series)
 from .errors import HarnessError
@@ -22,6 +22,7 @@ COMMANDS = {
     "merge": (merge, "merge matrix runs over disjoint cells"),
     "layout": (layout, "offsets of struct ptdesc fields per config"),
     "asserts": (asserts, "a misaligned descriptor field must break the build"),
+    "api": (api, "the final tree has mainline 6.12's ptdesc helpers and types"),
     "ccache-objects": (ccache_check, "objects through ccache equal those without"),
     "page-use": (page_use, "struct page uses in mm/zsmalloc.c outside zsdesc helpers"),
     "conversions": (conversions, "the functions each arch patch converts"),
