@@ -34,7 +34,7 @@ require_clean "$TREE"
 git -C "$TREE" checkout -q --detach "$commit"
 
 mapfile -t files < <(git -C "$TREE" grep -l -E \
-	'pt_frag_refcount|pt_mm|pmd_huge_pte|ptl\b|_pt_s390_gaddr|pt_share_count|pgtable_p[tm][ed]_page_[cd]tor|_alloc_one|pgd_alloc|crst_table_alloc|page_table_alloc' \
+	'pt_frag_refcount|pt_mm|pmd_huge_pte|ptl\b|pt_share_count|pgtable_p[tm][ed]_page_[cd]tor|_alloc_one|pgd_alloc|crst_table_alloc|page_table_alloc' \
 	-- arch include mm kernel | grep -E '\.(c|h)$')
 log "spatch on ${#files[@]} files at $(git -C "$TREE" rev-parse --short HEAD)"
 out=$(cd "$TREE" && spatch --very-quiet --no-includes --include-headers -D report \

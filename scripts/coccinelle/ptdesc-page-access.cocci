@@ -15,15 +15,14 @@ virtual report
 
 @pgfield depends on report@
 struct page *p;
-identifier f = {pt_frag_refcount, pt_mm, pmd_huge_pte, ptl, _pt_s390_gaddr,
-		pt_share_count, _pt_pad_1, _pt_pad_2};
+identifier f = {pt_frag_refcount, pt_mm, pmd_huge_pte, ptl, pt_share_count,
+		_pt_pad_1, _pt_pad_2};
 position pos;
 @@
   p->f@pos
 
 @pglookup depends on report@
-identifier f = {pt_frag_refcount, pt_mm, pmd_huge_pte, ptl, _pt_s390_gaddr,
-		pt_share_count};
+identifier f = {pt_frag_refcount, pt_mm, pmd_huge_pte, ptl, pt_share_count};
 identifier get = {virt_to_page, pfn_to_page, pmd_page, pud_page, pmd_pgtable,
 		  pmd_to_page, ptdesc_page, phys_to_page, compound_head};
 expression E;

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """The layout report on the probe output a run compiled: test_data/layout/
 holds the '->' lines of ptdesc_layout.s for x86_64, i386-pae and hexagon,
-and layout.json and layout.md, all from make test at 4b78368 on
-2026-12-04 (series head 62a412a15ce1)."""
+and layout.json and layout.md, all from 'harness layout --configs
+x86_64,i386-pae,hexagon' on 2026-12-05, after pt_index replaced
+_pt_s390_gaddr in the series."""
 
 import json
 import os
@@ -74,7 +75,7 @@ def test_probe_then_the_cache(probe_env, capsys):
     want = dict(RECORDS["i386-pae"])
     assert rec == want
     assert capsys.readouterr().out == (
-        "PASS layout/i386-pae: 13 fields, ptdesc 36 / page 40 bytes, ALLOC_SPLIT_PTLOCKS 0\n")
+        "PASS layout/i386-pae: 14 fields, ptdesc 36 / page 40 bytes, ALLOC_SPLIT_PTLOCKS 0\n")
     again = {"config": "i386-pae"}
     assert layout.probe(again, 2, None, "tree-1") == 0
     assert again == dict(want, cached=True) and probe_env == ["i386-pae"]
