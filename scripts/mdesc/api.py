@@ -28,13 +28,14 @@ import dataclasses
 import hashlib
 import os
 import re
+import shlex
 
 from . import cache
 from .config import Config
-from .errors import ConfigError, log
+from .errors import CommandFailed, ConfigError, log
 from .kconfig import configure
 from .make import ccache_env, make_cmd
-from .paths import BRANCH, CONFIGS, TOP, TREE
+from .paths import BRANCH, CONFIGS, LINUX, TOP, TREE
 from .proc import git, run, show
 from .worktree import ensure_worktree
 
@@ -43,7 +44,9 @@ CONFIG_NAMES = ["x86_64", "s390", "i386-pae"]
 SOURCE = "mm/harness_api_check.c"
 STATUSES = ("same", "adapted", "differs", "absent")
 # Where a helper listed without a check must not occur.
-GREP_PATHS = ["include", "arch/*/include", "mm"]
+# (A pathspec's '*' matches '/' too, but a pattern must match the whole
+# path: "arch/*/include" alone would match no file under it.)
+GREP_PATHS = ["include", "arch/*/include/*", "mm"]
 
 # The variables a check may use, with mainline's types.
 VARIABLES = ("struct mm_struct *mm, struct mmu_gather *tlb, struct ptdesc *pt, "
@@ -158,8 +161,11 @@ def missing_names(rows, commit):  # spawns git grep
     for r in rows:
         if r.check:
             continue
-        p = run(["git", "-C", TREE, "grep", "-l", "-w", r.name, commit, "--", *GREP_PATHS],
-                check=False)
+        cmd = ["git", "-C", LINUX, "grep", "-l", "-w", r.name, commit, "--", *GREP_PATHS]
+        p = run(cmd, check=False)
+        # 1 is 'no match'; anything else is a grep that did not run.
+        if p.returncode not in (0, 1):
+            raise CommandFailed(shlex.join(cmd), p.stdout, p.returncode)
         if p.returncode == 0:
             found[r.name] = [ln.split(":", 1)[-1] for ln in p.stdout.split()]
     return found
@@ -247,7 +253,7 @@ def main(argv=None):  # spawns builds
         p, cmd = build(cfg, good, args.jobs, env)
         named = assertion_failures(p.stdout)
         if p.returncode:
-            why = (f"not mainline's type: {', '.join(f'{n} (line {ln})' for ln, n in named)}"
+            why = (f"not the listed type: {', '.join(f'{n} (line {ln})' for ln, n in named)}"
                    if named else f"does not compile: {p.stdout.splitlines()[-3:]}")
             failed += result("FAIL", label, f"{why}; reproduce: {show(cmd)}")
             continue
@@ -256,8 +262,11 @@ def main(argv=None):  # spawns builds
         result("PASS", label, why)
         cache.put("api", inputs, {"reason": why})
 
-    # The negative test, on the first config.
-    first = next((r for r in rows if r.status == "same" and r.check.startswith("&")), None)
+    # The negative test, on the first config, with the first row that
+    # checks a function's type under no condition (one that a config
+    # could compile out would prove nothing).
+    first = next((r for r in rows if r.status == "same" and not r.parts()[0]
+                  and r.parts()[1].startswith("&")), None)
     cfg = Config(os.path.join(CONFIGS, args.configs.split(",")[0] + ".config"))
     failed += wrong_type(cfg, rows, first, tree_hash, commit, args.jobs, env)
     log(f"{failed} failed")
@@ -268,6 +277,9 @@ def wrong_type(cfg, rows, first, tree_hash, commit, jobs, env):  # spawns make
     """Build the check with FIRST's type made wrong: it must fail at
     FIRST's assertion and only there.  Returns 1 if it did not."""
     label = f"api/{cfg.name}/wrong-type-fails"
+    if first is None:
+        return result("FAIL", label, f"no 'same' row of {DOC} checks a function's address "
+                      "without a condition: nothing to make wrong")
     try:
         cc = cfg.compiler()[0]
     except LookupError as e:

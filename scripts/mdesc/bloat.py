@@ -66,12 +66,14 @@ def text_size(tool, vmlinux):
 
 
 def function_table(tool, vmlinux):
-    """(name, address, size) of every function symbol with a size, in
-    nm's order."""
+    """(name, address, size) of every function symbol with a size (weak
+    ones too), in nm's order."""
     table = []
     for line in run([tool + "nm", "-S", "--defined-only", vmlinux]).stdout.splitlines():
         f = line.split()
-        if len(f) == 4 and f[2] in "tT":
+        # t/T: functions; W: weak ones (a __weak default, a syscall
+        # stub), which are code of the image as much.
+        if len(f) == 4 and f[2] in "tTW":
             table.append((f[3], int(f[0], 16), int(f[1], 16)))
     return table
 
@@ -91,17 +93,21 @@ def code_bytes(table, leave_out=()):
     the functions named in LEAVE_OUT."""
     seen, total = set(), 0
     for name, addr, size in table:
-        if addr in seen or name in leave_out:
+        if addr in seen:
             continue
+        # A function left out takes its aliases with it, whichever name
+        # nm lists first.
         seen.add(addr)
-        total += size
+        if name not in leave_out:
+            total += size
     return total
 
 
 def added_objects(series_dir, base, series):
-    """The objects of C files the series adds (its KUnit suites) that
-    its build directory holds."""
-    added = git("diff", "--name-only", "--diff-filter=A", base, series, "--", "*.c")
+    """The objects of the KUnit suites the series adds (*_kunit.c) that
+    its build directory holds.  Any other file the series adds is code
+    of the image and stays in the sum."""
+    added = git("diff", "--name-only", "--diff-filter=A", base, series, "--", "*_kunit.c")
     return [o for o in (f[:-2] + ".o" for f in added.split())
             if os.path.exists(os.path.join(series_dir, o))]
 
@@ -229,7 +235,8 @@ def main(argv=None):  # spawns builds of both kernels
     ap.add_argument("--runtime", default="",
                     help="runtime configs instead of matrix rows (the boot test's kernels)")
     ap.add_argument("--bound", type=float, default=0.01,
-                    help=".text growth allowed, in percent (default: %(default)s)")
+                    help="growth of the functions' bytes allowed, in percent "
+                         "(default: %(default)s)")
     ap.add_argument("--no-record", action="store_true",
                     help="with --runtime, build the base even when its record holds")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)

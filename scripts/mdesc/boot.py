@@ -272,6 +272,20 @@ def kunit_results(logf, tree):
                                                   "kunit", "kunit.py"))
 
 
+def judge(cell, logf, status, tree):  # spawns the tree's kunit.py
+    """Fill CELL with the verdict of the boot whose console is LOGF and
+    whose QEMU exited with STATUS: the rtinit checks and kernel reports,
+    then the KUnit cases that ran at boot.  The reason is the first
+    failure."""
+    cell["qemu_status"] = status
+    cell.update(evaluate(logf, status))
+    cell["kunit"] = kunit_results(logf, tree)
+    bad_kunit = [k for k, v in cell["kunit"].items() if v == "FAIL"]
+    if bad_kunit and not cell["first_failure"]:
+        cell.update(verdict="FAIL", first_failure="KUnit: " + ", ".join(bad_kunit))
+    cell["reason"] = cell.pop("first_failure")
+
+
 def side_by_side(row, trees, field, prefix, fmt, sort=False):
     """Table rows for the keys of cell[FIELD] over every tree, '-'
     where a tree lacks one."""
@@ -461,13 +475,7 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 cell["tests"] = tests
                 secs, status = boot(cfg, image, cpio, tests, args.timeout, logf, append)
                 cell["seconds"] = round(secs, 1)
-                cell["qemu_status"] = status
-                cell.update(evaluate(logf, status))
-                cell["kunit"] = kunit_results(logf, tree)
-                bad_kunit = [k for k, v in cell["kunit"].items() if v == "FAIL"]
-                if bad_kunit and not cell["first_failure"]:
-                    cell.update(verdict="FAIL", first_failure="KUnit: " + ", ".join(bad_kunit))
-                cell["reason"] = cell.pop("first_failure")
+                judge(cell, logf, status, tree)
                 if key:
                     record(name, tag, key, cell, cfg)
             elif "verdict" not in cell:

@@ -31,6 +31,7 @@ import datetime
 import hashlib
 import json
 import os
+import sys
 
 from . import cache
 from .paths import BASE_TAG, TOP
@@ -51,9 +52,15 @@ KERNEL_CODE = {
 BOOT_CODE = {
     "boot": ["VARIANTS", "VARIANT_APPEND", "REPORT_RE", "DEBUG_SYMS", "build_kernel",
              "kconfig_flags", "build_kselftests", "build_initramfs", "boot", "evaluate",
-             "kunit_results"],
-    "kunit": ["cases", "parse_console"],
+             "judge", "kunit_results"],
+    "kunit": ["STATUS", "cases", "parse_console"],
 }
+
+# Debian packages that decide the boot besides QEMU and the compiler:
+# the C library and kernel headers rtinit and the mm selftests are
+# linked and built with, and the x86 firmware.  (The cross C libraries
+# of the other architectures' user-space compilers are not listed.)
+BOOT_PACKAGES = ["libc6-dev", "linux-libc-dev", "seabios"]
 
 
 def version_line(cmd):
@@ -63,6 +70,19 @@ def version_line(cmd):
     except OSError:
         return "missing"
     return (out.splitlines() or ["missing"])[0]
+
+
+def package_versions(names):
+    """name -> installed Debian version, or 'missing'."""
+    out = {}
+    for n in names:
+        try:
+            p = run(["dpkg-query", "-W", "-f", "${Version}", n], check=False)
+        except OSError:
+            p = None
+        out[n] = p.stdout.strip() if p and p.returncode == 0 and p.stdout.strip() \
+            else "missing"
+    return out
 
 
 def file_digest(path):
@@ -82,7 +102,10 @@ def kernel_key(cfg):
         "config": cfg.digest(),
         "compiler": f"{version_line([cc, '--version'])}; {cache.compiler_id(cc)}",
         "binutils": version_line([tool + "nm", "--version"]),
+        "kcflags": os.environ.get("KCFLAGS", ""),
         "code": cache.code_digest(KERNEL_CODE),
+        # The syntax trees behind "code" are Python's, of this version.
+        "python": sys.version.split()[0],
     }
 
 
@@ -95,6 +118,7 @@ def boot_key(qemu, qemu_command, user_cc, files, command_line):
         "qemu_command": qemu_command,
         "user_cc": f"{version_line([user_cc, '--version'])}; {cache.compiler_id(user_cc)}",
         "files": {name: file_digest(p) for name, p in sorted(files.items())},
+        "packages": package_versions(BOOT_PACKAGES),
         **command_line,
         "code": cache.code_digest(BOOT_CODE),
     }
@@ -136,6 +160,11 @@ def load(name, key):
         return None, f"record {rel} unreadable ({e})"
     if not isinstance(rec, dict) or not isinstance(rec.get("key"), dict):
         return None, f"record {rel} has no key"
+    code = rec.get("code")
+    if not isinstance(rec.get("boot"), dict) or not isinstance(code, dict) or \
+            not isinstance(code.get("functions"), int) or code["functions"] <= 0 or \
+            "date" not in rec.get("written", {}):
+        return None, f"record {rel} lacks its boot, its code size or its date"
     recorded = {part: rec["key"].get(part, {}) for part in key}
     diff = differences(recorded, key)
     if diff:

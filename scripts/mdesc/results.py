@@ -216,15 +216,16 @@ def boot_lines(boots):
     out = []
     for b in boots:
         name = f"boot/{b['config']}/{b['tree']}"
-        took = f" in {b['seconds']:.0f} s" if "seconds" in b else ""
         if b.get("recorded"):
-            # The base from its record (scripts/mdesc/expect.py).
-            took = f" (as recorded in {b['recorded']}; not booted in this run)"
+            # The base from its record (scripts/mdesc/expect.py).  Its
+            # checks ran when it was recorded, not now: no lines of them.
+            out.append(Line(Status(b["verdict"]), name,
+                            f"as recorded in {b['recorded']}, not booted in this run" +
+                            (f": {b['reason']}" if b.get("reason") else "")))
+            continue
+        took = f" in {b['seconds']:.0f} s" if "seconds" in b else ""
         out.append(Line(Status(b["verdict"]), name,
                         (b.get("reason") or "booted, every check verified") + took))
-        if b.get("recorded"):
-            # Its checks ran when it was recorded, not now: no lines.
-            continue
         for k, (v, d) in sorted(b.get("checks", {}).items()):
             out.append(Line(Status(v), f"{name}/{k}", d))
         for k, v in b.get("kunit", {}).items():

@@ -10,7 +10,7 @@ import types
 import pytest
 
 from mdesc import api
-from mdesc.errors import ConfigError
+from mdesc.errors import CommandFailed, ConfigError
 
 DATA = os.path.join(os.path.dirname(__file__), "test_data", "api")
 
@@ -130,4 +130,24 @@ def test_missing_names(monkeypatch):
     assert found == {"ptdesc_pmd_is_shared": ["include/linux/mm_types.h", "mm/hugetlb.c"]}
     # Only the rows without a check are looked for.
     assert len(asked) == 2
-    assert asked[0][-4:] == ["--", "include", "arch/*/include", "mm"]
+    assert asked[0][-4:] == ["--", "include", "arch/*/include/*", "mm"]
+    assert asked[0][:3] == ["git", "-C", api.LINUX]
+
+
+def test_missing_names_when_grep_cannot_run(monkeypatch):
+    # Not 'no match' (1): a grep that did not run is an error, never a pass.
+    rows = api.parse(table("| `pte_free_defer` | x | | absent | |"))
+    monkeypatch.setattr(api, "run", lambda cmd, cwd=None, env=None, check=True:
+                        types.SimpleNamespace(stdout="fatal: bad revision 'SERIES'\n",
+                                              returncode=128))
+    with pytest.raises(CommandFailed, match="bad revision"):
+        api.missing_names(rows, "SERIES")
+
+
+def test_the_negative_test_needs_a_row_to_make_wrong(capsys):
+    rows = api.parse(table(
+        "| `pt_memcg_data` | x | `[CONFIG_MEMCG] &pt_memcg_data : int` | same | |"))
+    cfg = types.SimpleNamespace(name="x86_64")
+    assert api.wrong_type(cfg, rows, None, "TREE", "c0ffee", 2, {}) == 1
+    assert capsys.readouterr().out.startswith(
+        "FAIL api/x86_64/wrong-type-fails: no 'same' row of ")

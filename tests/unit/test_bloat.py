@@ -147,8 +147,10 @@ def test_function_table_real_vmlinux(tool):
     calls = tool(bloat, {"nm": read("nm-S.x86_64-base.txt")})
     table = bloat.function_table("", "vmlinux")
     assert calls == [(["nm", "-S", "--defined-only", "vmlinux"], True)]
-    # 31 't'/'T' lines with a size, in nm's order.
-    assert len(table) == 31
+    # 31 't'/'T' lines and 3 'W' (__x64_sys_accept, accept4, acct) with
+    # a size, in nm's order.
+    assert len(table) == 34
+    assert ("__x64_sys_accept", 0xffffffff81082b75, 8) in table
     assert ("unmap_page_range", 0xffffffff811b2c93, 0x913) in table
     assert [t[0] for t in table].count("BIT_initDStream") == 3
 
@@ -159,17 +161,17 @@ def test_symbols_real_vmlinux(tool):
     assert sorted(bloat.HOT) == sorted(HOT_BASE)
     for name, want in HOT_BASE.items():
         assert syms[name] == want, name
-    # 26 names: BIT_initDStream and BIT_reloadDStream three times,
+    # 29 names: BIT_initDStream and BIT_reloadDStream three times,
     # PageTransHuge twice.
-    assert len(syms) == 26
+    assert len(syms) == 29
     assert syms["__x64_sys_access"] == (0xffffffff8122708c, 0x2f)
 
 
-def test_symbols_leave_out_data_weak_and_sizeless(tool):
+def test_symbols_leave_out_data_and_sizeless(tool):
     tool(bloat, {"nm": read("nm-S.x86_64-base.txt")})
     syms = bloat.symbols(bloat.function_table("", "vmlinux"))
     assert "BIT_mask" not in syms and "CSWTCH.1" not in syms    # d
-    assert "__x64_sys_accept" not in syms                        # W
+    assert "__x64_sys_accept" in syms                            # W: code too
     assert ".E_copy" not in syms                                 # t, no size
     assert "__bss_start" not in syms and "L4_PAGE_OFFSET" not in syms
 
@@ -204,6 +206,14 @@ def test_code_bytes_counts_an_alias_once():
 def test_code_bytes_leave_out():
     table = [("f", 0x1000, 0x40), ("zs_test_map", 0x2000, 0x30), ("g", 0x1040, 0x10)]
     assert bloat.code_bytes(table, {"zs_test_map"}) == 0x50
+
+
+@pytest.mark.parametrize("order", [0, 1])
+def test_code_bytes_leave_out_takes_the_aliases(order):
+    # Whichever name of the address nm lists first.
+    pair = [("zs_test_map", 0x2000, 0x30), ("zs_test_map_alias", 0x2000, 0x30)]
+    table = [("f", 0x1000, 0x40)] + (pair if order == 0 else pair[::-1])
+    assert bloat.code_bytes(table, {"zs_test_map", "zs_test_map_alias"}) == 0x40
 
 
 # ----------------------------------------------------------------- disasm
@@ -271,20 +281,22 @@ def test_object_functions_of_a_missing_object(tool):
 
 
 def test_added_objects(tmp_path, monkeypatch):
-    # The series adds two C files (mm/ptdesc_kunit.c, mm/zsmalloc_kunit.c)
-    # and a header; the build directory holds the object of one of
-    # them (the other's option is off).
+    # The series adds two KUnit suites (mm/ptdesc_kunit.c,
+    # mm/zsmalloc_kunit.c); the build directory holds the object of one
+    # of them (the other's option is off).  Only *_kunit.c is asked for:
+    # any other new file is code of the image.
     asked = []
 
     def fake_git(*args, cwd=None):
         asked.append(args)
-        return "include/linux/zsdesc.h\nmm/ptdesc_kunit.c\nmm/zsmalloc_kunit.c\n"
+        return "mm/ptdesc_kunit.c\nmm/zsmalloc_kunit.c\n"
     monkeypatch.setattr(bloat, "git", fake_git)
     (tmp_path / "mm").mkdir()
     (tmp_path / "mm" / "ptdesc_kunit.o").write_text("")
     (tmp_path / "mm" / "memory.o").write_text("")
     got = bloat.added_objects(str(tmp_path), "BASE", "SERIES")
-    assert asked == [("diff", "--name-only", "--diff-filter=A", "BASE", "SERIES", "--", "*.c")]
+    assert asked == [("diff", "--name-only", "--diff-filter=A", "BASE", "SERIES", "--",
+                      "*_kunit.c")]
     assert got == ["mm/ptdesc_kunit.o"]
 
 
@@ -323,9 +335,9 @@ def base_vmlinux(monkeypatch, tmp_path):
     return calls
 
 
-# The bytes of the 17 functions in those nm lines (3843 counting one
-# function per name).
-FUNCS = 5364
+# The bytes of the 20 functions in those nm lines, 3 of them weak (3843
+# counting one function per name and no weak one).
+FUNCS = 5388
 
 
 def test_measure(base_vmlinux):
@@ -388,7 +400,7 @@ def test_compare_hot_code_that_differs(base_vmlinux, capsys):
 
 @pytest.mark.parametrize("grow,bound,ok", [
     (0, 0.01, True), (0, 0.0, True), (0, -0.01, False),
-    # 0.01% of 5364 bytes is 0.54 bytes: one byte more is over the bound.
+    # 0.01% of 5388 bytes is 0.54 bytes: one byte more is over the bound.
     (1, 0.01, False), (1, 0.03, True)])
 def test_compare_bound(base_vmlinux, capsys, grow, bound, ok):
     base = bloat.measure("", "vmlinux")
