@@ -34,6 +34,7 @@ Prints 'PASS|FAIL|SKIP bloat/CONFIG/...: detail' lines.
 """
 
 import argparse
+import collections
 import difflib
 import os
 import re
@@ -88,19 +89,26 @@ def symbols(table):
 
 
 def code_bytes(table, leave_out=()):
-    """The bytes of code in TABLE: the size of every function, each
-    address counted once (an alias shares its function's address), less
-    the functions named in LEAVE_OUT."""
-    seen, total = set(), 0
+    """(bytes, functions left out) of TABLE: the size of every function,
+    each address counted once (an alias shares its function's address),
+    less one function for each (name, size) in LEAVE_OUT.  Where two
+    functions have that name and size, which one goes makes no
+    difference to the sum."""
+    left = collections.Counter(leave_out)
+    names = {}
     for name, addr, size in table:
-        if addr in seen:
-            continue
-        # A function left out takes its aliases with it, whichever name
-        # nm lists first.
-        seen.add(addr)
-        if name not in leave_out:
+        names.setdefault(addr, (size, []))[1].append(name)
+    total, out = 0, 0
+    for size, aliases in names.values():
+        # A function left out under any of its names takes its aliases
+        # with it.
+        gone = next((n for n in aliases if left[(n, size)] > 0), None)
+        if gone is None:
             total += size
-    return total
+        else:
+            left[(gone, size)] -= 1
+            out += 1
+    return total, out
 
 
 def added_objects(series_dir, base, series):
@@ -113,9 +121,11 @@ def added_objects(series_dir, base, series):
 
 
 def object_functions(tool, obj):
-    out = run([tool + "nm", "--defined-only", obj], check=False).stdout
-    return {f[2] for f in (line.split() for line in out.splitlines())
-            if len(f) == 3 and f[1] in "tT"}
+    """(name, size) of the functions defined in the object OBJ (a name
+    can come twice: static functions of two inlined headers)."""
+    out = run([tool + "nm", "-S", "--defined-only", obj], check=False).stdout
+    return [(f[3], int(f[1], 16)) for f in (line.split() for line in out.splitlines())
+            if len(f) == 4 and f[2] in "tTW"]
 
 
 def disasm(tool, vmlinux, addr, size):
@@ -137,21 +147,17 @@ def disasm(tool, vmlinux, addr, size):
 def measure(tool, vmlinux, own_functions=()):
     """What the code-size check compares, of one vmlinux: the size of
     its .text section, the bytes of its functions and the hot functions
-    (size and normalised code).  OWN_FUNCTIONS are the functions of the
-    objects only the series builds: each is left out of the sum when
-    its name is defined once in the vmlinux; a name that some other
-    object defines too stays in, which can only make the check
-    stricter."""
+    (size and normalised code).  OWN_FUNCTIONS, (name, size) of the
+    functions of the objects only the series builds (its KUnit suites,
+    with their out-of-line copies of header helpers), are left out of
+    the sum, one function each."""
     table = function_table(tool, vmlinux)
-    count = {}
-    for name, _, _ in table:
-        count[name] = count.get(name, 0) + 1
-    left_out = sorted(n for n in own_functions if count.get(n) == 1)
+    total, left_out = code_bytes(table, own_functions)
     syms = symbols(table)
     return {
         "text": text_size(tool, vmlinux),
-        "functions": code_bytes(table, set(left_out)),
-        "left_out": len(left_out),
+        "functions": total,
+        "left_out": left_out,
         "hot": {fn: {"size": syms[fn][1], "code": disasm(tool, vmlinux, *syms[fn])}
                 for fn in HOT if fn in syms},
     }
@@ -293,9 +299,9 @@ def main(argv=None):  # spawns builds of both kernels
         vm = {t: os.path.join(c.builddir, "vmlinux") for t, c in cfgs.items()}
         series_dir = cfgs["series"].builddir
         own = added_objects(series_dir, tree_commit("base"), tree_commit("series"))
-        own_functions = set()
+        own_functions = []
         for o in own:
-            own_functions |= object_functions(tool, os.path.join(series_dir, o))
+            own_functions += object_functions(tool, os.path.join(series_dir, o))
         m = {"series": measure(tool, vm["series"], own_functions)}
         if own:
             rec["left_out"] = {"objects": own, "functions": m["series"]["left_out"]}
