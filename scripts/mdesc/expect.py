@@ -104,8 +104,9 @@ def kernel_key(cfg):
         "binutils": version_line([tool + "nm", "--version"]),
         "kcflags": os.environ.get("KCFLAGS", ""),
         "code": cache.code_digest(KERNEL_CODE),
-        # The syntax trees behind "code" are Python's, of this version.
-        "python": sys.version.split()[0],
+        # The syntax trees behind "code" are Python's: their form can
+        # change with its minor version (3.12 added fields), not within.
+        "python": "%d.%d" % sys.version_info[:2],
     }
 
 
