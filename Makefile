@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
-# struct ptdesc / struct zsdesc series for Debian linux-source-6.1
-# 6.1.192-3, and the harness that checks it.  'make help' lists targets.
+# struct ptdesc / struct zsdesc series for Debian's linux-source-6.1
+# 6.1.192-3 and linux-source-6.12 6.12.118-1~deb12u1 (bases/), and the
+# harness that checks it.  'make help' lists targets.
 
 SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 export JOBS
 # The harness's one command line (scripts/mdesc; 'scripts/harness -h').
 HARNESS := scripts/harness
+# BASE=NAME works on bases/NAME.base (default 6.1) in its own work
+# directory: 'BASE=6.12 make check'.  Asked of the harness only when a
+# target needs it.
+WORKDIR = $(shell $(HARNESS) paths | sed -n 's/^WORK=//p')
 
 .PHONY: help deps base apply quilt export check-patches matrix layout api unit lint bench-harness \
 	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \
@@ -19,7 +24,7 @@ help:
 deps: ## install the Debian packages the harness needs (root)
 	scripts/install-deps.sh
 
-base: ## install, verify and unpack the pinned base into work/linux
+base: ## install, verify and unpack the pinned base (bases/BASE.base) into its work directory
 	scripts/fetch-base.sh
 
 apply: base ## apply 'series' with git am onto branch 'series'
@@ -35,11 +40,11 @@ check-patches: base ## checkpatch --strict and headers of every patch
 	scripts/check-patches.sh
 
 # MATRIX_CONFIGS=a,b runs the full tier on a batch of configs, into
-# work/results/full-<batch> (MATRIX_BATCH, default 'all'); merge the
+# <work>/results/full-<batch> (MATRIX_BATCH, default 'all'); merge the
 # batches with 'scripts/harness merge'.
 MATRIX_BATCH ?= all
 matrix: apply toolchains ## full tier: every step on every config, full links
-	RESULTS=$(CURDIR)/work/results/full-$(MATRIX_BATCH) $(HARNESS) matrix -j$(JOBS) \
+	RESULTS=$(WORKDIR)/results/full-$(MATRIX_BATCH) $(HARNESS) matrix -j$(JOBS) \
 		--steps all --link all $(if $(MATRIX_CONFIGS),--configs $(MATRIX_CONFIGS))
 
 layout: apply ## offsets of every struct ptdesc field per config
@@ -51,7 +56,7 @@ asserts: apply ## a misaligned descriptor field must break the build
 api: apply ## the final tree against mainline 6.12's ptdesc helpers (Documentation/mainline-api.md)
 	$(HARNESS) api -j$(JOBS)
 
-mail: apply ## one ready-to-send mbox per part in work/mail, checked with git am
+mail: apply ## one ready-to-send mbox per part in <work>/mail, checked with git am
 	scripts/make-mail.sh
 	scripts/check-mail.sh
 
@@ -102,8 +107,8 @@ shellcheck: ## shellcheck every script
 	shellcheck scripts/*.sh .ci/run tests/*.bash
 
 clean: ## remove build output and results, keep the base tree
-	rm -rf work/build work/build-* work/results
+	rm -rf "$(WORKDIR)"/build "$(WORKDIR)"/build-* "$(WORKDIR)"/results
 
 distclean: ## remove the whole work directory
-	git -C work/linux worktree prune 2>/dev/null || true
-	rm -rf work
+	git -C "$(WORKDIR)"/linux worktree prune 2>/dev/null || true
+	rm -rf "$(WORKDIR)"

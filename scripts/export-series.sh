@@ -11,15 +11,20 @@
 # listed entries are appended to the last part.  Each patch is made with
 # git format-patch --base=base, so it names the base commit (and the
 # patch ids of the patches it needs before it).  Cover letters
-# (*/0000-cover-letter.patch) are kept.  With OUTDIR, 'series' and
-# patches/ are written under OUTDIR instead of the repository.
+# (*/0000-cover-letter.patch) are kept.  The base's own series file and
+# patch directory are written ($SERIES, $PATCHES: 'series' and patches/
+# for 6.1); with OUTDIR, OUTDIR/series and OUTDIR/patches instead.
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 maybe_usage "$@"
 
-out=${1:-$TOP}
+if [ $# -gt 0 ]; then
+	out_series=$1/series out_patches=$1/patches
+else
+	out_series=$SERIES out_patches=$PATCHES
+fi
 require_base
 git -C "$LINUX" rev-parse -q --verify "refs/heads/$SERIES_BRANCH" >/dev/null ||
 	die "no branch $SERIES_BRANCH in $LINUX; run 'make apply' first"
@@ -105,10 +110,10 @@ if [ -d "$PATCHES" ]; then
 		cover_tail "$(dirname "$c")" >> "$tmp/patches/$c"
 	done < <(cd "$PATCHES" && find . -name '0000-cover-letter*.patch')
 fi
-mkdir -p "$out"
-rm -rf "$out/patches.new"
-cp -r "$tmp/patches" "$out/patches.new"
-rm -rf "$out/patches"
-mv "$out/patches.new" "$out/patches"
-cp "$tmp/series" "$out/series"
-log "exported ${#commits[@]} patches to $out/patches and $out/series"
+mkdir -p "$(dirname "$out_patches")" "$(dirname "$out_series")"
+rm -rf "$out_patches.new"
+cp -r "$tmp/patches" "$out_patches.new"
+rm -rf "$out_patches"
+mv "$out_patches.new" "$out_patches"
+cp "$tmp/series" "$out_series"
+log "exported ${#commits[@]} patches to $out_patches and $out_series"

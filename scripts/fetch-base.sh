@@ -4,19 +4,26 @@
 # fetch-base.sh - install the pinned base tarball, verify it and make
 # the base git repository.
 #
-# Usage: scripts/fetch-base.sh [-h]
+# Usage: [BASE=NAME] scripts/fetch-base.sh [-h]
 #
-# Installs $BASE_PACKAGE=$BASE_VERSION with apt-get (as root) when the
-# installed version differs, checks the sha256 of $BASE_TARBALL, unpacks
-# it into $LINUX and commits it as the single commit tagged 'base'.
-# An existing base repository whose tag points at the expected tree is
-# kept as it is.  Nothing is unpacked unless the checksum matches, and
-# a failed unpack leaves no partial tree behind.
+# The pin is bases/$BASE.base (default 6.1).  Installs $BASE_PACKAGE=
+# $BASE_VERSION with apt-get (as root) when the installed version
+# differs, checks the sha256 of $BASE_TARBALL, unpacks it into $LINUX
+# and commits it as the single commit tagged 'base'.  A verified
+# tarball is kept in $BASE_CACHE (by sha256), so a pin that has left
+# Debian's archive keeps working where it was fetched once; when it
+# cannot be installed, the error lists the versions that can.  An
+# existing base repository made from the pinned tarball is kept as it
+# is.  Nothing is unpacked unless the checksum matches, and a failed
+# unpack leaves no partial tree behind.
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 maybe_usage "$@"
+
+BASE_CACHE=${BASE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ptdesc-series/bases}
+cached=$BASE_CACHE/$BASE_SHA256.tar.xz
 
 installed_version()
 {
@@ -39,20 +46,48 @@ ensure_package()
 		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
 			--allow-downgrades --no-install-recommends \
 			"$BASE_PACKAGE=$BASE_VERSION" >/dev/null; } ||
-		die "$BASE_PACKAGE: cannot install version $BASE_VERSION (found: ${found:-not installed}); refusing to use another base"
+		die "$BASE_PACKAGE: cannot install version $BASE_VERSION (found: ${found:-not installed}); refusing to use another base.
+Versions apt can install: $(installable)
+To move the pin, edit version and sha256 in $BASES/$BASE.base"
 	found=$(installed_version || true)
 	[ "$found" = "$BASE_VERSION" ] ||
 		die "$BASE_PACKAGE: expected version $BASE_VERSION, found '${found:-not installed}' after install"
 }
 
-verify_tarball()
+# installable: the versions of $BASE_PACKAGE apt knows, on one line.
+installable()
+{
+	local v
+	v=$(apt-cache madison "$BASE_PACKAGE" 2>/dev/null |
+		awk -F'|' '{gsub(/ /, "", $2); print $2}' | sort -Vu | paste -sd' ')
+	echo "${v:-none (is the archive that carries $BASE_PACKAGE in the sources of apt?)}"
+}
+
+# verify FILE: die unless FILE has the pinned sha256.
+verify()
 {
 	local found
-	[ -f "$BASE_TARBALL" ] || die "$BASE_TARBALL: not found"
-	log "verifying $BASE_TARBALL"
-	found=$(sha256sum "$BASE_TARBALL" | cut -d' ' -f1)
+	[ -f "$1" ] || die "$1: not found"
+	log "verifying $1"
+	found=$(sha256sum "$1" | cut -d' ' -f1)
 	[ "$found" = "$BASE_SHA256" ] ||
-		die "$BASE_TARBALL: sha256 mismatch: expected $BASE_SHA256, found $found"
+		die "$1: sha256 mismatch: expected $BASE_SHA256, found $found"
+}
+
+# keep_verified: a hard link (a copy across file systems) of the
+# verified tarball under its sha256, which a later install of another
+# version does not replace.
+keep_verified()
+{
+	mkdir -p "$BASE_CACHE"
+	ln -f "$BASE_TARBALL" "$cached.tmp" 2>/dev/null || cp "$BASE_TARBALL" "$cached.tmp"
+	mv "$cached.tmp" "$cached"
+}
+
+# cached_is_good: a tarball fetched once, and still the pinned one.
+cached_is_good()
+{
+	[ -f "$cached" ] && [ "$(sha256sum "$cached" | cut -d' ' -f1)" = "$BASE_SHA256" ]
 }
 
 # no_auto_gc REPO: the base commit leaves some 78,000 loose objects, so
@@ -80,10 +115,10 @@ make_repo()
 	trap "rm -rf '$tmp'" EXIT
 
 	log "unpacking into $LINUX"
-	tar -C "$tmp" -xJf "$BASE_TARBALL"
+	tar -C "$tmp" -xJf "$1"
 	top=$(find "$tmp" -mindepth 1 -maxdepth 1 -type d)
 	if [ "$(echo "$top" | wc -l)" != 1 ] || [ ! -f "$top/Makefile" ]; then
-		die "$BASE_TARBALL: unexpected layout (no single top directory with a Makefile)"
+		die "$1: unexpected layout (no single top directory with a Makefile)"
 	fi
 
 	log "committing the base tree (Debian's .gitignore ignores '/*': adding with -f)"
@@ -110,8 +145,14 @@ if base_is_ready; then
 	log "base tree present: $LINUX at $(git -C "$LINUX" rev-parse --short "$BASE_TAG")"
 	exit 0
 fi
+if cached_is_good; then
+	log "using $cached (verified when it was fetched)"
+	make_repo "$cached"
+	exit 0
+fi
 if [ -z "${BASE_SKIP_INSTALL:-}" ]; then
 	ensure_package
 fi
-verify_tarball
-make_repo
+verify "$BASE_TARBALL"
+keep_verified
+make_repo "$BASE_TARBALL"

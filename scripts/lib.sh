@@ -12,19 +12,15 @@
 
 TOP=${TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
 HARNESS=$TOP/scripts/harness
-# The paths are the package's (scripts/mdesc/paths.py), which reads the
-# same variables: one definition for shell and Python.
+# The paths and the pinned base (BASE_PACKAGE, BASE_VERSION,
+# BASE_TARBALL, BASE_SHA256, from bases/$BASE.base) are the package's
+# (scripts/mdesc/paths.py), which reads the same variables: one
+# definition for shell and Python.
 _paths=$(TOP=$TOP "$HARNESS" paths) || {
 	echo "lib.sh: error: '$HARNESS paths' failed" >&2
 	exit 1
 }
 eval "$_paths"
-
-# The pinned base.
-BASE_PACKAGE=${BASE_PACKAGE:-linux-source-6.1}
-BASE_VERSION=${BASE_VERSION:-6.1.192-3}
-BASE_TARBALL=${BASE_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-BASE_SHA256=${BASE_SHA256:-cacdc3830989309d042083be3307969e55600ed7f908cf00df544c5ff50759a1}
 
 # Identity and dates used for every commit the harness makes, so that
 # the base commit and the applied series have the same ids everywhere.

@@ -26,26 +26,83 @@ teardown()
 	git -C "$LINUX" branch -q -D harness-test 2>/dev/null || true
 }
 
+# pin NAME KEY=VALUE...: bases/NAME.base in $BATS_TEST_TMPDIR/bases, the
+# default base's description with KEYs replaced: a pin moved by one edit.
+pin()
+{
+	local name=$1 kv
+	shift
+	mkdir -p "$BATS_TEST_TMPDIR/bases"
+	cp "$TOP/bases/6.1.base" "$BATS_TEST_TMPDIR/bases/$name.base"
+	for kv in "$@"; do
+		sed -i "s|^${kv%%=*}=.*|$kv|" "$BATS_TEST_TMPDIR/bases/$name.base"
+	done
+	sed -i "s|^work=.*|work=work-$name|" "$BATS_TEST_TMPDIR/bases/$name.base"
+	export BASES=$BATS_TEST_TMPDIR/bases BASE=$name
+}
+
 @test "a wrong checksum stops before unpacking" {
 	tmp=$BATS_TEST_TMPDIR/w
+	pin bad sha256=0000000000000000000000000000000000000000000000000000000000000000
 	run env WORK="$tmp" LINUX="$tmp/linux" BASE_SKIP_INSTALL=1 \
-		BASE_SHA256=0000000000000000000000000000000000000000000000000000000000000000 \
-		"$TOP/scripts/fetch-base.sh"
+		BASE_CACHE="$BATS_TEST_TMPDIR/cache" "$TOP/scripts/fetch-base.sh"
 	[ "$status" -ne 0 ]
 	[[ "$output" == *"sha256 mismatch: expected 0000"*", found cacdc383"* ]]
 	[ ! -e "$tmp/linux" ]
 	[ -z "$(ls -A "$tmp" 2>/dev/null)" ]
+	[ ! -e "$BATS_TEST_TMPDIR/cache" ]
 }
 
-@test "a wrong base version is named, never replaced" {
+@test "a base version that cannot be installed is named, with the ones that can" {
 	tmp=$BATS_TEST_TMPDIR/w
-	run env WORK="$tmp" LINUX="$tmp/linux" BASE_VERSION=6.1.0-0 \
+	pin old version=6.1.0-0 \
+		sha256=1111111111111111111111111111111111111111111111111111111111111111
+	run env WORK="$tmp" LINUX="$tmp/linux" BASE_CACHE="$BATS_TEST_TMPDIR/cache" \
 		"$TOP/scripts/fetch-base.sh"
 	[ "$status" -ne 0 ]
-	[[ "$output" == *"expected version 6.1.0-0, found '6.1.192-3'"* ||
-	   "$output" == *"cannot install version 6.1.0-0 (found: 6.1.192-3)"* ]]
+	if [ "$(id -u)" = 0 ]; then
+		[[ "$output" == *"cannot install version 6.1.0-0 (found: 6.1.192-3)"* ]]
+		[[ "$output" == *"Versions apt can install: "*"6.1.192-3"* ]]
+		[[ "$output" == *"edit version and sha256 in $BASES/old.base"* ]]
+	else
+		[[ "$output" == *"expected version 6.1.0-0, found '6.1.192-3'"* ]]
+	fi
 	[ ! -e "$tmp/linux" ]
 	[ "$(dpkg-query -W -f='${Version}' linux-source-6.1)" = 6.1.192-3 ]
+}
+
+@test "a tarball verified once keeps working when its version has left the archive" {
+	tmp=$BATS_TEST_TMPDIR/w
+	# A small stand-in for a kernel tarball, cached under its sha256.
+	mkdir -p "$BATS_TEST_TMPDIR/src/linux-tiny" "$BATS_TEST_TMPDIR/cache"
+	echo 'all:' >"$BATS_TEST_TMPDIR/src/linux-tiny/Makefile"
+	tar -C "$BATS_TEST_TMPDIR/src" -cJf "$BATS_TEST_TMPDIR/tiny.tar.xz" linux-tiny
+	sum=$(sha256sum "$BATS_TEST_TMPDIR/tiny.tar.xz" | cut -d' ' -f1)
+	cp "$BATS_TEST_TMPDIR/tiny.tar.xz" "$BATS_TEST_TMPDIR/cache/$sum.tar.xz"
+	pin gone version=6.1.0-0 sha256="$sum" tarball=/nonexistent/linux-tiny.tar.xz
+	run env WORK="$tmp" LINUX="$tmp/linux" BASE_CACHE="$BATS_TEST_TMPDIR/cache" \
+		"$TOP/scripts/fetch-base.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"using $BATS_TEST_TMPDIR/cache/$sum.tar.xz"* ]]
+	[ -f "$tmp/linux/Makefile" ]
+	[ "$(git -C "$tmp/linux" config harness.base-sha256)" = "$sum" ]
+	# A cached file that no longer has the pinned sum is not used.
+	echo x >>"$BATS_TEST_TMPDIR/cache/$sum.tar.xz"
+	rm -rf "$tmp"
+	run env WORK="$tmp" LINUX="$tmp/linux" BASE_CACHE="$BATS_TEST_TMPDIR/cache" \
+		BASE_SKIP_INSTALL=1 "$TOP/scripts/fetch-base.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/nonexistent/linux-tiny.tar.xz: not found"* ]]
+	[ ! -e "$tmp/linux" ]
+}
+
+@test "an unknown base is named with the known ones, before anything runs" {
+	run env BASE=5.10 "$TOP/scripts/fetch-base.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"BASE=5.10: no $TOP/bases/5.10.base; known bases: 6.1, 6.12"* ]]
+	run env BASE=5.10 make -C "$TOP" -s apply
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"known bases: 6.1, 6.12"* ]]
 }
 
 @test "a patch that does not apply is named and the base is untouched" {
@@ -87,6 +144,14 @@ teardown()
 	sed -i 's/first test change/first changed/' "$PATCHES"/test/0001-*.patch
 	run "$TOP/scripts/check-roundtrip.sh"
 	[ "$status" -ne 0 ]
+	# Without OUTDIR, an export writes the series file and patch
+	# directory in use ($SERIES, $PATCHES), never another base's.
+	before=$(cat "$TOP/series")
+	run "$TOP/scripts/export-series.sh"
+	[ "$status" -eq 0 ]
+	[ "$(cat "$TOP/series")" = "$before" ]
+	grep -q "first test change" "$PATCHES"/test/0001-*.patch
+	grep -q "trailing comment" "$SERIES"
 }
 
 @test "a config whose compiler is missing is SKIP, never PASS" {

@@ -55,6 +55,8 @@ def main(argv=None):
     paths.set_prog(f"harness {args.command}")
     module = COMMANDS[args.command][0]
     try:
+        if paths.BASE_ERROR:
+            raise paths.BASE_ERROR
         return module.main(args.args) or 0
     except HarnessError as e:
         print(f"{paths.PROG}: error: {e}", file=sys.stderr, flush=True)

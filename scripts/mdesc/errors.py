@@ -7,8 +7,6 @@ and exits with the error's status.  Nothing below cli calls sys.exit
 
 import sys
 
-from . import paths
-
 
 class HarnessError(Exception):
     """A failure the user can act on; the message says what to do.
@@ -54,10 +52,12 @@ class UsageError(HarnessError):
 
 
 def log(msg):
+    from . import paths  # paths loads bases/, which raises these errors
     print(f"{paths.PROG}: {msg}", flush=True)
 
 
 def warn(msg):
+    from . import paths
     print(f"{paths.PROG}: warning: {msg}", file=sys.stderr, flush=True)
 
 

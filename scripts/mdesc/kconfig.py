@@ -3,11 +3,12 @@
 """
 
 import os
+import re
 import shutil
 
 from .diagnostics import first_error
 from .make import make_cmd
-from .paths import TREE
+from .paths import BASE, TREE
 from .proc import run
 
 
@@ -59,15 +60,7 @@ def configure(cfg, jobs, env, tree=None):
     if p.returncode:
         return f"make olddefconfig failed: {first_error(p.stdout)}"
     with open(dotconfig) as f:
-        have_lines = set(line.rstrip("\n") for line in f)
-    lost = []
-    for line in cfg.lines:
-        if line.endswith("is not set"):
-            sym = line.split()[1]
-            if any(h.startswith(sym + "=") for h in have_lines):
-                lost.append(line)
-        elif line not in have_lines:
-            lost.append(line)
+        lost = lost_lines(cfg.lines, f.read().splitlines(), BASE.kconfig_gone)
     if lost:
         return "fragment lines not in the final .config: " + ", ".join(lost)
     p = run(make_cmd(cfg, ["prepare"], jobs, tree, keep_going=False), env=env, check=False)
@@ -76,3 +69,22 @@ def configure(cfg, jobs, env, tree=None):
     with open(stamp, "w") as f:
         f.write(digest + "\n")
     return None
+
+
+def lost_lines(wanted, have, gone=()):
+    """The lines of WANTED (a config's fragment lines) that the final
+    .config (its lines, HAVE) does not honour.  A symbol the base's
+    Kconfig no longer has (GONE: bases/*.base, kconfig-gone) cannot be
+    in its .config and is not asked for."""
+    have = set(have)
+    lost = []
+    for line in wanted:
+        sym = re.search(r"CONFIG_\w+", line).group(0)
+        if sym in gone:
+            continue
+        if line.endswith("is not set"):
+            if any(h.startswith(sym + "=") for h in have):
+                lost.append(line)
+        elif line not in have:
+            lost.append(line)
+    return lost

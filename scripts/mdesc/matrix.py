@@ -36,7 +36,7 @@ from . import cache
 from .config import Config
 from .diagnostics import first_error, parse_warnings
 from .distcc import check_distcc_helpers, distcc_hosts
-from .errors import die, log
+from .errors import HarnessError, die, log
 from .kconfig import configure
 from .make import ccache_env, make_cmd
 from .objects import CANARIES, affects, object_enabled, objects_for, sha256, step_objects
@@ -166,7 +166,13 @@ class Matrix:
                 f"&& {show(cmd).replace(TREE, '/tmp/t')}")
 
     def build_cell(self, cfg, step, all_touched, cache):
-        built, not_built = self.targets(cfg, step, all_touched, cache)
+        try:
+            built, not_built = self.targets(cfg, step, all_touched, cache)
+        except HarnessError as e:
+            # The objects of this step cannot be known: the cell fails
+            # and says why, the other configs go on.
+            self.record(cfg, step, "FAIL", str(e))
+            return
         if step["index"] == 0 and built:
             # An object a patch of the fixes/ part repairs does not
             # compile at the base: not built there, and said why.

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 
+from .errors import HarnessError
 from .paths import TREE
 from .proc import run
 
@@ -38,15 +39,23 @@ def _dir_lists(cfg, directory, env, cache):  # spawns make (Makefile.build)
             dotconfig = f.read()
         bits = "64" if "\nCONFIG_64BIT=y" in dotconfig else "32"
         mmuext = "" if "\nCONFIG_MMU=y" in dotconfig else "-nommu"
-        p = run(["make", "-s", "-f", os.path.join(TREE, "scripts/Makefile.build"),
+        # The top Makefile passes VPATH (from 6.10, Makefile.build finds
+        # the directory's kbuild file through it) and -I the source tree
+        # (some kbuild files include others by a path relative to it,
+        # such as arch/mips's Kbuild.platforms).
+        p = run(["make", "-s", "-I", TREE, "-f", os.path.join(TREE, "scripts/Makefile.build"),
                  f"BITS={bits}", f"MMUEXT={mmuext}",
-                 "-f", mk, f"srctree={TREE}", f"obj={directory}",
+                 "-f", mk, f"srctree={TREE}", f"VPATH={TREE}", f"obj={directory}",
                  f"SRCARCH={cfg.srcarch}", f"ARCH={cfg.arch}",
                  "harness-print-objs"], cwd=cfg.builddir, env=env, check=False)
-        if p.returncode == 0:
-            words = p.stdout.split("|")
-            objs = set(words[0].split())
-            subdirs = set(words[1].split()) if len(words) > 1 else set()
+        if p.returncode:
+            # An empty list here would make a step compile nothing and
+            # pass: the listing must work or the cell must say why not.
+            raise HarnessError(f"{cfg.name}: cannot list the objects of {directory}/: "
+                               + (p.stdout.strip().splitlines() or ["make failed"])[-1])
+        words = p.stdout.split("|")
+        objs = set(words[0].split())
+        subdirs = set(words[1].split()) if len(words) > 1 else set()
     cache[directory] = (objs, subdirs)
     return cache[directory]
 

@@ -1,28 +1,53 @@
 # SPDX-License-Identifier: GPL-2.0
 """Paths and settings of the harness, read once from the environment.
 
-Every directory can be moved with the variable of its name (WORK,
-LINUX, BUILD, TREE, RESULTS, MUTANT, SERIES, CONFIGS, PATCHES); shell
-asks for them with 'scripts/harness paths' (lib.sh does) instead of
-keeping a copy of its own.
+BASE names the base (bases/NAME.base, default 6.1); its description
+gives the defaults of WORK, SERIES and PATCHES, so that two bases never
+share a tree, a build directory or a result.  Every directory can be
+moved with the variable of its name (WORK, LINUX, BUILD, TREE, RESULTS,
+MUTANT, SERIES, CONFIGS, PATCHES); shell asks for them with
+'scripts/harness paths' (lib.sh does) instead of keeping a copy of its
+own.  Every path is absolute: a relative RESULTS would mean another
+directory to each command that changes into a tree.
 """
 
 import os
 import sys
 
+from . import bases
+
 # scripts/mdesc/paths.py: the repository is two levels up.
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-WORK = os.environ.get("WORK", os.path.join(TOP, "work"))
-LINUX = os.environ.get("LINUX", os.path.join(WORK, "linux"))
-BUILD = os.environ.get("BUILD", os.path.join(WORK, "build"))
-TREE = os.environ.get("TREE", os.path.join(WORK, "tree"))
-RESULTS = os.environ.get("RESULTS", os.path.join(WORK, "results"))
+# BASES moves the descriptions (the tests point it at a wrong pin).
+BASES = os.path.abspath(os.environ.get("BASES") or os.path.join(TOP, "bases"))
+
+
+def _env(name, default):
+    """$NAME made absolute, or DEFAULT when it is unset or empty."""
+    return os.path.abspath(os.environ.get(name) or default)
+
+
+# An unknown BASE must not fail the import (every module imports this
+# one, and 'harness -h' must still work): the default's paths stand
+# and cli.main reports BASE_ERROR before any command runs.
+BASE_ERROR = None
+try:
+    BASE = bases.load(BASES, os.environ.get("BASE") or bases.DEFAULT)
+except bases.BaseError as e:
+    BASE_ERROR = e
+    BASE = bases.load(os.path.join(TOP, "bases"), bases.DEFAULT)
+
+WORK = _env("WORK", os.path.join(TOP, BASE.work))
+LINUX = _env("LINUX", os.path.join(WORK, "linux"))
+BUILD = _env("BUILD", os.path.join(WORK, "build"))
+TREE = _env("TREE", os.path.join(WORK, "tree"))
+RESULTS = _env("RESULTS", os.path.join(WORK, "results"))
 # The scratch worktree of the checks that edit or rebuild objects on
 # purpose (the asserts and ccache-objects checks).
-MUTANT = os.environ.get("MUTANT", os.path.join(WORK, "mutant"))
-SERIES = os.environ.get("SERIES", os.path.join(TOP, "series"))
-PATCHES = os.environ.get("PATCHES", os.path.join(TOP, "patches"))
-CONFIGS = os.environ.get("CONFIGS", os.path.join(TOP, "configs"))
+MUTANT = _env("MUTANT", os.path.join(WORK, "mutant"))
+SERIES = _env("SERIES", os.path.join(TOP, BASE.series))
+PATCHES = _env("PATCHES", os.path.join(TOP, BASE.patches))
+CONFIGS = _env("CONFIGS", os.path.join(TOP, "configs"))
 BRANCH = os.environ.get("SERIES_BRANCH", "series")
 BASE_TAG = "base"
 LLVM_BIN = "/usr/lib/llvm-14/bin"
@@ -34,7 +59,7 @@ EXPORTED = {
     "TOP": TOP, "WORK": WORK, "LINUX": LINUX, "BUILD": BUILD, "TREE": TREE,
     "RESULTS": RESULTS, "MUTANT": MUTANT, "SERIES": SERIES,
     "PATCHES": PATCHES, "CONFIGS": CONFIGS, "SERIES_BRANCH": BRANCH,
-    "BASE_TAG": BASE_TAG,
+    "BASE_TAG": BASE_TAG, **BASE.exported(),
 }
 
 

@@ -7,6 +7,7 @@ import pytest
 
 from mdesc import objects, paths
 from mdesc.config import Config
+from mdesc.errors import HarnessError
 
 
 def cfg(name):
@@ -101,3 +102,44 @@ def test_sha256(tmp_path):
     p.write_bytes(b"abc")
     assert objects.sha256(str(p)) == \
         "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+@pytest.fixture
+def fake_tree(tmp_path, monkeypatch):
+    """A source tree whose scripts/Makefile.build finds a directory's
+    Makefile as 6.10 and later do, through VPATH, and a directory
+    Makefile that includes a file by a path relative to the tree (as
+    arch/mips/Kbuild does); and a build directory with a .config."""
+    tree = tmp_path / "tree"
+    (tree / "scripts").mkdir(parents=True)
+    (tree / "scripts" / "Makefile.build").write_text(
+        "src := $(if $(VPATH),$(VPATH)/)$(obj)\n"
+        "include $(src)/Makefile\n"
+        "real-obj-y := $(addprefix $(obj)/,$(obj-y))\n"
+        "subdir-ym := $(addprefix $(obj)/,$(subdir-y))\n")
+    (tree / "arch" / "foo" / "mm").mkdir(parents=True)
+    (tree / "arch" / "foo" / "Kbuild.platforms").write_text("obj-y += platform.o\n")
+    (tree / "arch" / "foo" / "mm" / "Makefile").write_text(
+        "obj-y += pgtable.o\ninclude arch/foo/Kbuild.platforms\nsubdir-y += sub\n")
+    (tree / "arch" / "foo" / "broken").mkdir()
+    (tree / "arch" / "foo" / "broken" / "Makefile").write_text("include no/such/file\n")
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / ".config").write_text("CONFIG_64BIT=y\nCONFIG_MMU=y\n")
+    monkeypatch.setattr(objects, "TREE", str(tree))
+    return Config(os.path.join(paths.CONFIGS, "x86_64.config"), builddir=str(build))
+
+
+def test_dir_lists_reads_a_makefile_through_vpath_and_include(fake_tree):
+    objs, subdirs = objects._dir_lists(fake_tree, "arch/foo/mm", None, {})
+    assert objs == {"arch/foo/mm/pgtable.o", "arch/foo/mm/platform.o"}
+    assert subdirs == {"arch/foo/mm/sub"}
+
+
+def test_dir_lists_of_a_directory_without_makefile_is_empty(fake_tree):
+    assert objects._dir_lists(fake_tree, "arch/foo", None, {}) == (set(), set())
+
+
+def test_dir_lists_that_fails_is_an_error_not_an_empty_list(fake_tree):
+    with pytest.raises(HarnessError, match="cannot list the objects of arch/foo/broken/"):
+        objects._dir_lists(fake_tree, "arch/foo/broken", None, {})

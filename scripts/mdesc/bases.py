@@ -1,0 +1,111 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The bases the series is written for: bases/NAME.base, one each.
+
+A base is data, not code: the package and version that install its
+tarball, the tarball's sha256, its series file and patch directory, its
+own work directory, and what 'make test' checks of it when it is not
+the default.  BASE=NAME selects one; paths.py derives every directory
+from it, and 'harness paths' hands the pin to the shell scripts.
+"""
+
+import os
+import re
+from dataclasses import dataclass
+
+from .errors import HarnessError
+
+DEFAULT = "6.1"
+
+REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
+OPTIONAL = ("kconfig-gone", "ci-steps", "ci-final")
+
+
+class BaseError(HarnessError):
+    """A base that is not described, or whose description is wrong."""
+
+
+@dataclass(frozen=True)
+class Base:
+    name: str
+    package: str
+    version: str
+    tarball: str
+    sha256: str
+    series: str
+    patches: str
+    work: str
+    kconfig_gone: tuple = ()
+    ci_steps: tuple = ()
+    ci_final: tuple = ()
+
+    def exported(self):
+        """The pin as the NAME=value pairs the shell scripts read."""
+        return {"BASE": self.name, "BASE_PACKAGE": self.package,
+                "BASE_VERSION": self.version, "BASE_TARBALL": self.tarball,
+                "BASE_SHA256": self.sha256,
+                "BASE_CI_STEPS": ",".join(self.ci_steps),
+                "BASE_CI_FINAL": ",".join(self.ci_final)}
+
+
+def _words(value, sep):
+    return tuple(w for w in re.split(sep, value) if w)
+
+
+def parse(name, text, origin="<text>"):
+    """A Base from the text of NAME.base; BaseError names the line or
+    key that is wrong."""
+    fields = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        key, eq, value = line.partition("=")
+        key, value = key.strip(), value.strip()
+        if not eq or not key:
+            raise BaseError(f"{origin}:{n}: not 'key=value': {line}")
+        if key not in REQUIRED + OPTIONAL:
+            raise BaseError(f"{origin}:{n}: unknown key '{key}' (known: "
+                            f"{', '.join(REQUIRED + OPTIONAL)})")
+        if key in fields:
+            raise BaseError(f"{origin}:{n}: '{key}' given twice")
+        fields[key] = value
+    missing = [k for k in REQUIRED if not fields.get(k)]
+    if missing:
+        raise BaseError(f"{origin}: missing {', '.join(missing)}")
+    if not re.fullmatch(r"[0-9a-f]{64}", fields["sha256"]):
+        raise BaseError(f"{origin}: sha256 is not 64 hex digits: {fields['sha256']}")
+    # Two bases must never share a tree or a cell: the default works in
+    # 'work', any other in a directory of its own name.
+    if fields["work"] not in ("work", f"work-{name}"):
+        raise BaseError(f"{origin}: work must be 'work' or 'work-{name}', "
+                        f"not '{fields['work']}'")
+    gone = _words(fields.get("kconfig-gone", ""), r"\s+")
+    bad = [g for g in gone if not re.fullmatch(r"CONFIG_\w+", g)]
+    if bad:
+        raise BaseError(f"{origin}: kconfig-gone names no CONFIG_ symbol: {' '.join(bad)}")
+    return Base(name=name, package=fields["package"], version=fields["version"],
+                tarball=fields["tarball"], sha256=fields["sha256"],
+                series=fields["series"], patches=fields["patches"], work=fields["work"],
+                kconfig_gone=gone,
+                ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
+                ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"))
+
+
+def known(directory):
+    """The names of the bases described in DIRECTORY, sorted."""
+    try:
+        names = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(n[:-len(".base")] for n in names if n.endswith(".base"))
+
+
+def load(directory, name):
+    path = os.path.join(directory, f"{name}.base")
+    try:
+        with open(path) as f:
+            text = f.read()
+    except FileNotFoundError:
+        raise BaseError(f"BASE={name}: no {path}; known bases: "
+                        f"{', '.join(known(directory)) or 'none'}") from None
+    return parse(name, text, path)

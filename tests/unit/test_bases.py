@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0
+"""bases/*.base: the bases as data, and the paths derived from them."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mdesc import bases, paths
+from mdesc.kconfig import lost_lines
+
+GOOD = """# a comment
+package=linux-source-9.9
+version=9.9.1-1
+tarball=/usr/src/linux-source-9.9.tar.xz
+sha256=%s
+series=series-9.9
+patches=patches-9.9
+work=work-9.9
+kconfig-gone=CONFIG_A  CONFIG_B
+ci-steps=x86_64, s390
+ci-final=x86_64,i386-pae,s390
+""" % ("ab" * 32)
+
+
+def test_parse_a_full_description():
+    b = bases.parse("9.9", GOOD)
+    assert (b.package, b.version, b.work) == ("linux-source-9.9", "9.9.1-1", "work-9.9")
+    assert b.kconfig_gone == ("CONFIG_A", "CONFIG_B")
+    assert b.ci_steps == ("x86_64", "s390")
+    assert b.ci_final == ("x86_64", "i386-pae", "s390")
+    assert b.exported()["BASE_SHA256"] == "ab" * 32
+    assert b.exported()["BASE_CI_STEPS"] == "x86_64,s390"
+
+
+@pytest.mark.parametrize("edit,message", [
+    (lambda t: t.replace("version=9.9.1-1\n", ""), "missing version"),
+    (lambda t: t.replace("sha256=" + "ab" * 32, "sha256=abc"), "not 64 hex digits"),
+    (lambda t: t.replace("work=work-9.9", "work=work"), None),
+    (lambda t: t.replace("work=work-9.9", "work=work-6.1"), "work must be 'work' or 'work-9.9'"),
+    (lambda t: t + "colour=blue\n", "unknown key 'colour'"),
+    (lambda t: t + "version=1\n", "'version' given twice"),
+    (lambda t: t + "just words\n", "not 'key=value'"),
+    (lambda t: t.replace("CONFIG_B", "B"), "kconfig-gone names no CONFIG_ symbol: B"),
+])
+def test_a_wrong_description_is_named(edit, message):
+    if message is None:
+        assert bases.parse("9.9", edit(GOOD)).work == "work"
+        return
+    with pytest.raises(bases.BaseError, match=message):
+        bases.parse("9.9", edit(GOOD), "x.base")
+
+
+def test_the_repository_describes_both_bases():
+    assert bases.known(paths.BASES) == ["6.1", "6.12"]
+    old, new = (bases.load(paths.BASES, n) for n in ("6.1", "6.12"))
+    assert old.work == "work" and old.series == "series" and old.patches == "patches"
+    assert new.work == "work-6.12" and new.series != old.series and new.patches != old.patches
+    assert old.sha256 == "cacdc3830989309d042083be3307969e55600ed7f908cf00df544c5ff50759a1"
+    assert new.sha256 == "c93391b6a4884e6428ffbfbb8ce6340229ad28dc421e9f19bc081740b1ab34b2"
+    assert new.version == "6.12.118-1~deb12u1"
+
+
+def test_an_unknown_base_names_the_known_ones(tmp_path):
+    (tmp_path / "1.0.base").write_text(GOOD.replace("9.9", "1.0"))
+    assert bases.known(tmp_path) == ["1.0"]
+    assert bases.known(tmp_path / "none") == []
+    with pytest.raises(bases.BaseError, match="BASE=2.0: no .*2.0.base; known bases: 1.0"):
+        bases.load(tmp_path, "2.0")
+
+
+def _paths(**env):
+    """'harness paths' in a process of its own with ENV (paths.py reads
+    the environment once, at import)."""
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("BASE", "WORK", "SERIES", "PATCHES", "RESULTS", "LINUX")}
+    e.update(env)
+    top = os.path.dirname(paths.__file__)
+    p = subprocess.run([sys.executable, os.path.join(top, "..", "harness"), "paths"],
+                       env=e, capture_output=True, text=True)
+    return p.returncode, dict(line.split("=", 1) for line in p.stdout.splitlines()), p.stderr
+
+
+def test_each_base_has_its_own_work_directory_and_series():
+    _, one, _ = _paths()
+    rc, two, _ = _paths(BASE="6.12")
+    assert rc == 0 and one["BASE"] == "6.1" and two["BASE"] == "6.12"
+    for k in ("WORK", "LINUX", "BUILD", "TREE", "RESULTS", "SERIES", "PATCHES"):
+        assert one[k] != two[k], k
+    assert two["WORK"] == os.path.join(paths.TOP, "work-6.12")
+    assert two["BASE_PACKAGE"] == "linux-source-6.12"
+
+
+def test_paths_are_absolute_and_an_empty_variable_is_the_default():
+    _, p, _ = _paths(RESULTS="rel/results", WORK="")
+    assert p["RESULTS"] == os.path.join(os.getcwd(), "rel/results")
+    assert p["WORK"] == os.path.join(paths.TOP, "work")
+
+
+def test_an_unknown_base_stops_every_command():
+    rc, out, err = _paths(BASE="5.10")
+    assert rc == 2 and out == {}
+    assert "BASE=5.10: no " in err and "known bases: 6.1, 6.12" in err
+
+
+def test_a_symbol_the_base_dropped_is_not_required():
+    wanted = ["CONFIG_A=y", "CONFIG_GONE=4", "# CONFIG_B is not set", "CONFIG_C=y"]
+    have = ["CONFIG_A=y", "CONFIG_B=y"]
+    assert lost_lines(wanted, have) == ["CONFIG_GONE=4", "# CONFIG_B is not set", "CONFIG_C=y"]
+    assert lost_lines(wanted, have, ("CONFIG_GONE",)) == ["# CONFIG_B is not set", "CONFIG_C=y"]
+    assert lost_lines(["# CONFIG_B is not set"], ["CONFIG_BB=y"]) == []
