@@ -3,7 +3,7 @@
 #
 # run-tests.sh - the main job ('check') and the test run ('test').
 #
-# Usage: scripts/run-tests.sh [-h] [check|test]
+# Usage: [BASE=NAME] scripts/run-tests.sh [-h] [check|test|tier]
 #
 # check: fetch and verify the base, check every patch, apply the series
 #        with git am and with quilt, check the export round trip and run
@@ -12,8 +12,15 @@
 #        coverage, flake8, mypy), then all of 'check', the runtime test
 #        under QEMU (x86_64, base and series side by side, the series'
 #        KUnit suites at boot; BOOT_CONFIGS picks others), the x86_64
-#        bloat check, the KUnit suites under UML, a distcc smoke test
-#        and the end-to-end tests of the harness (tests/*.bats).
+#        bloat check, the KUnit suites under UML, a distcc smoke test,
+#        the tier of every other base (bases/*.base with ci-steps), its
+#        lines prefixed with its name, and the end-to-end tests of the
+#        harness (tests/*.bats).
+# tier:  what a base other than the default is checked with (its
+#        description's ci-steps and ci-final): fetch, checkpatch, git
+#        am, quilt, the round trip, every step on the ci-steps configs
+#        and the final state on the ci-final ones.  'check' on such a
+#        base is its tier; 'test' is the unit tests and its tier.
 #
 # Every check prints one PASS/FAIL/SKIP line; the run ends with a line
 # 'N passed, M failed, K skipped' and exits non-zero if anything failed.
@@ -25,7 +32,19 @@ set -euo pipefail
 maybe_usage "$@"
 
 mode=${1:-test}
-case "$mode" in check|test) ;; *) die "unknown mode '$mode' (check or test)";; esac
+case "$mode" in check|test|tier) ;; *) die "unknown mode '$mode' (check, test or tier)";; esac
+# A base that describes a tier of its own is checked with it: the other
+# checks (the runtime lane, layout, the asserts, Coccinelle, mail and
+# bats) are written for the default base's series.
+tier=
+if [ -n "$BASE_CI_STEPS$BASE_CI_FINAL" ]; then
+	tier=1
+elif [ "$mode" = tier ]; then
+	die "$BASES/$BASE.base describes no tier (ci-steps, ci-final)"
+fi
+# The name of each line is prefixed with this (the parent run of a
+# second base's tier sets it to 'NAME/').
+LINE_PREFIX=${LINE_PREFIX:-}
 
 mkdir -p "$RESULTS/logs"
 TSV=$RESULTS/tests.tsv
@@ -45,8 +64,8 @@ log()
 
 record()
 {
-	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"
-	printf '%-4s %s%s\n' "$1" "$2" "${3:+ ($3)}"
+	printf '%s\t%s\t%s\n' "$1" "$LINE_PREFIX$2" "${3:-}" >> "$TSV"
+	printf '%-4s %s%s\n' "$1" "$LINE_PREFIX$2" "${3:+ ($3)}"
 }
 
 # step NAME CMD...: run CMD with its output in a log; record PASS/FAIL.
@@ -244,6 +263,35 @@ has_part()
 	grep -qx "$1" <<<"$parts"
 }
 
+# other_bases: the bases besides this one whose description gives a
+# tier, one name a line.
+other_bases()
+{
+	local f name
+	for f in "$BASES"/*.base; do
+		name=$(basename "$f" .base)
+		[ "$name" != "$BASE" ] || continue
+		grep -q '^ci-\(steps\|final\)=.' "$f" && echo "$name"
+	done
+	return 0
+}
+
+# second_base NAME: the tier of base NAME, run by this script in mode
+# 'tier' in NAME's own work directory, its lines recorded here with
+# the prefix 'NAME/'.  A directory given from the environment would be
+# shared by the two bases: then the tier is skipped, and says why.
+second_base()
+{
+	local name=$1 v
+	for v in WORK LINUX BUILD TREE RESULTS MUTANT SERIES PATCHES; do
+		if printenv "$v" >/dev/null; then
+			record SKIP "$name/tier" "$v is set in the environment; both bases would use it"
+			return 0
+		fi
+	done
+	checker "$name" env BASE="$name" LINE_PREFIX="$name/" "$TOP/scripts/run-tests.sh" tier
+}
+
 # The run, in order.
 # The unit tests of the harness package come first: seconds, no kernel.
 [ "$mode" != test ] || checker unit "$TOP/scripts/run-unit.sh"
@@ -251,9 +299,17 @@ has_part()
 step "base: $BASE_PACKAGE $BASE_VERSION, sha256 verified" "$TOP/scripts/fetch-base.sh" ||
 	exit 1
 "$TOP/scripts/check-patches.sh" 2>&1 | lines || true
-step "apply: git am of series" "$TOP/scripts/apply-series.sh" || exit 1
+step "apply: git am of $(basename "$SERIES")" "$TOP/scripts/apply-series.sh" || exit 1
 step "apply: quilt push -a --fuzz=0 matches git am" "$TOP/scripts/check-quilt.sh" || true
 step "export: round trip is exact" "$TOP/scripts/check-roundtrip.sh" || true
+
+if [ -n "$tier" ]; then
+	# Every step where the base's description asks for it, and the
+	# final state on its other configs.
+	[ -z "$BASE_CI_STEPS" ] || matrix matrix-steps --steps all --configs "$BASE_CI_STEPS"
+	[ -z "$BASE_CI_FINAL" ] || matrix matrix-final --steps final --configs "$BASE_CI_FINAL"
+	exit 0
+fi
 
 [ "$mode" != test ] || background runtime-lane runtime_lane
 
@@ -342,6 +398,11 @@ checker mail "$TOP/scripts/check-mail.sh"
 if [ "$mode" = test ]; then
 	join runtime-lane
 	join distcc
+
+	# Every other base, with the tier its description gives.
+	for b in $(other_bases); do
+		second_base "$b"
+	done
 
 	# Tests of the harness; a failed one is a FAIL line, not the end.
 	checker bats bats_results

@@ -105,6 +105,13 @@ pin()
 	[[ "$output" == *"known bases: 6.1, 6.12"* ]]
 }
 
+@test "a base without a tier of its own is not run as one" {
+	run env RESULTS="$BATS_TEST_TMPDIR/r" "$TOP/scripts/run-tests.sh" tier
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"/bases/6.1.base describes no tier (ci-steps, ci-final)"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/r" ]
+}
+
 @test "a patch that does not apply is named and the base is untouched" {
 	good=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test */' "mm: good")
 	# A patch against a line that the first one does not have.

@@ -17,7 +17,7 @@ from .errors import HarnessError
 DEFAULT = "6.1"
 
 REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
-OPTIONAL = ("kconfig-gone", "ci-steps", "ci-final")
+OPTIONAL = ("kconfig-gone", "ci-steps", "ci-final", "kunitconfigs")
 
 
 class BaseError(HarnessError):
@@ -37,6 +37,7 @@ class Base:
     kconfig_gone: tuple = ()
     ci_steps: tuple = ()
     ci_final: tuple = ()
+    kunitconfigs: tuple = ()
 
     def exported(self):
         """The pin as the NAME=value pairs the shell scripts read."""
@@ -88,7 +89,8 @@ def parse(name, text, origin="<text>"):
                 series=fields["series"], patches=fields["patches"], work=fields["work"],
                 kconfig_gone=gone,
                 ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
-                ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"))
+                ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
+                kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"))
 
 
 def known(directory):

@@ -5,9 +5,11 @@ ARCH is a kunit.py --arch: um and x86_64 (the default), and s390 and
 arm, all but um under QEMU with SMP (and THP but on arm, which has none
 without LPAE) so that the split-lock cases run: s390 for its four-page
 PMD tables, arm (classic, not LPAE) for its two-entry PMDs.  The suites
-are those the series adds, mm/ptdesc.kunitconfig and
-mm/zsmalloc.kunitconfig, built together from the head of branch
-'series' in the WORK/kunit worktree, one build directory per arch.
+are those the series adds, as the base's description lists them
+(bases/*.base, kunitconfigs: mm/ptdesc.kunitconfig and
+mm/zsmalloc.kunitconfig on 6.1), built together from the head of
+branch 'series' in the WORK/kunit worktree, one build directory per
+arch.
 
 Results are read from kunit.py's own JSON (--json), never scraped from
 its text.  Prints 'PASS|FAIL|SKIP kunit/ARCH/SUITE/CASE' per test case
@@ -26,11 +28,11 @@ import time
 from .config import Config
 from .errors import HarnessError, log
 from .make import ccache_env
-from .paths import BRANCH, BUILD, CONFIGS, RESULTS, WORK
+from .paths import BASE, BRANCH, BUILD, CONFIGS, RESULTS, WORK
 from .proc import git, run
 from .worktree import ensure_worktree, worktree_changes
 
-KUNITCONFIGS = ["mm/ptdesc.kunitconfig", "mm/zsmalloc.kunitconfig"]
+KUNITCONFIGS = list(BASE.kunitconfigs)
 
 # Per kunit.py arch: the matrix config whose cross compiler it uses (its
 # '# cross_compile:' header), the QEMU binary, and whether SMP and THP
@@ -114,6 +116,9 @@ def main(argv=None):  # spawns kunit.py run: kernel builds, QEMU
     if unknown:
         raise HarnessError(f"unknown arch {', '.join(unknown)} ({', '.join(ARCHES)})")
 
+    if not KUNITCONFIGS:
+        print(f"SKIP kunit: bases/{BASE.name}.base lists no kunitconfigs", flush=True)
+        return 0
     tree = os.path.join(WORK, "kunit")
     ensure_worktree(tree)
     if worktree_changes(tree):

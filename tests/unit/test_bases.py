@@ -21,6 +21,7 @@ work=work-9.9
 kconfig-gone=CONFIG_A  CONFIG_B
 ci-steps=x86_64, s390
 ci-final=x86_64,i386-pae,s390
+kunitconfigs=mm/a.kunitconfig arch/s390/mm/b.kunitconfig
 """ % ("ab" * 32)
 
 
@@ -30,6 +31,7 @@ def test_parse_a_full_description():
     assert b.kconfig_gone == ("CONFIG_A", "CONFIG_B")
     assert b.ci_steps == ("x86_64", "s390")
     assert b.ci_final == ("x86_64", "i386-pae", "s390")
+    assert b.kunitconfigs == ("mm/a.kunitconfig", "arch/s390/mm/b.kunitconfig")
     assert b.exported()["BASE_SHA256"] == "ab" * 32
     assert b.exported()["BASE_CI_STEPS"] == "x86_64,s390"
 
@@ -60,6 +62,8 @@ def test_the_repository_describes_both_bases():
     assert old.sha256 == "cacdc3830989309d042083be3307969e55600ed7f908cf00df544c5ff50759a1"
     assert new.sha256 == "c93391b6a4884e6428ffbfbb8ce6340229ad28dc421e9f19bc081740b1ab34b2"
     assert new.version == "6.12.118-1~deb12u1"
+    assert old.kunitconfigs == ("mm/ptdesc.kunitconfig", "mm/zsmalloc.kunitconfig")
+    assert old.ci_steps == () and new.ci_steps == ("x86_64", "s390")
 
 
 def test_an_unknown_base_names_the_known_ones(tmp_path):
