@@ -27,20 +27,23 @@ fail() { printf 'FAIL %s: %s\n' "$1" "$2"; fails=$((fails + 1)); }
 
 entries=()
 read_series entries
+# The names the base's series file and patch directory go by ('series'
+# and patches/ for 6.1).
+sname=$(basename "$SERIES") pname=$(basename "$PATCHES")/
 
 # series <-> patches/
 for e in "${entries[@]}"; do
-	[ -f "$PATCHES/$e" ] || fail "series/$e" "listed in series, missing from patches/"
+	[ -f "$PATCHES/$e" ] || fail "$sname/$e" "listed in $sname, missing from $pname"
 done
 declare -A listed=()
 for e in "${entries[@]}"; do listed[$e]=1; done
 while IFS= read -r f; do
 	[ -n "${listed[$f]:-}" ] ||
-		fail "series/$f" "in patches/ but not listed in series"
+		fail "$sname/$f" "in $pname but not listed in $sname"
 done < <(cd "$PATCHES" && find . -name '*.patch' ! -name '0000-cover-letter*' | sed 's|^\./||' | sort)
 dups=$(printf '%s\n' "${entries[@]}" | sort | uniq -d)
-[ -z "$dups" ] || fail "series" "listed twice: $dups"
-[ "$fails" -gt 0 ] || pass "series matches patches/ (${#entries[@]} patches)"
+[ -z "$dups" ] || fail "$sname" "listed twice: $dups"
+[ "$fails" -gt 0 ] || pass "$sname matches $pname (${#entries[@]} patches)"
 
 allowed_types()
 {

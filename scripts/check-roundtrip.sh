@@ -22,13 +22,16 @@ if ! diff -r -x .gitkeep "$PATCHES" "$out/patches" >"$out/diff" ||
 	head -n 40 "$out/diff" >&2
 	# A patch edited by hand keeps the blob ids of the old text in its
 	# 'index' lines: git am applies it, format-patch writes new ids.
+	# The commands to name, for this base.
+	s=$(basename "$SERIES") p=$(basename "$PATCHES")/ mk=make
+	[ "$BASE" = 6.1 ] || mk="BASE=$BASE make"
 	other=$(grep '^[<>] ' "$out/diff" | grep -v '^[<>] index [0-9a-f]*\.\.[0-9a-f]*' || true)
 	if [ -z "$other" ]; then
-		die "patches/ differs from an export of $SERIES_BRANCH only in 'index' lines: a patch was edited by hand.
-Bring patches/ back in line with 'make apply export' (git am, then git format-patch),
-or 'quilt refresh' each edited patch; then commit patches/ (README: editing a patch)"
+		die "$p differs from an export of $SERIES_BRANCH only in 'index' lines: a patch was edited by hand.
+Bring $p back in line with '$mk apply export' (git am, then git format-patch),
+or 'quilt refresh' each edited patch; then commit $p (README: editing a patch)"
 	fi
-	die "export of $SERIES_BRANCH differs from series and patches/; if you edited patches/ or
-series by hand, run 'make apply export' and review 'git diff patches/ series' (README: editing a patch)"
+	die "export of $SERIES_BRANCH differs from $s and $p; if you edited $p or
+$s by hand, run '$mk apply export' and review 'git diff $p $s' (README: editing a patch)"
 fi
-log "export of $SERIES_BRANCH reproduces series and patches/ exactly ($(series_entries | wc -l) patches)"
+log "export of $SERIES_BRANCH reproduces $(basename "$SERIES") and $(basename "$PATCHES")/ exactly ($(series_entries | wc -l) patches)"
