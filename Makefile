@@ -12,7 +12,7 @@ HARNESS := scripts/harness
 # BASE=NAME works on bases/NAME.base (default 6.1) in its own work
 # directory: 'BASE=6.12 make check'.  Asked of the harness only when a
 # target needs it.
-WORKDIR = $(shell $(HARNESS) paths | sed -n 's/^WORK=//p')
+WORKDIR = $(or $(shell $(HARNESS) paths | sed -n 's/^WORK=//p'),$(error no work directory for BASE=$(BASE): see 'scripts/harness paths'))
 
 .PHONY: help deps base apply quilt export check-patches matrix layout api unit lint bench-harness \
 	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \

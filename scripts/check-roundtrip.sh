@@ -24,7 +24,7 @@ if ! diff -r -x .gitkeep "$PATCHES" "$out/patches" >"$out/diff" ||
 	# 'index' lines: git am applies it, format-patch writes new ids.
 	# The commands to name, for this base.
 	s=$(basename "$SERIES") p=$(basename "$PATCHES")/ mk=make
-	[ "$BASE" = 6.1 ] || mk="BASE=$BASE make"
+	[ "$BASE" = "$BASE_DEFAULT" ] || mk="BASE=$BASE make"
 	other=$(grep '^[<>] ' "$out/diff" | grep -v '^[<>] index [0-9a-f]*\.\.[0-9a-f]*' || true)
 	if [ -z "$other" ]; then
 		die "$p differs from an export of $SERIES_BRANCH only in 'index' lines: a patch was edited by hand.

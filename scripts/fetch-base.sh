@@ -79,9 +79,10 @@ verify()
 # version does not replace.
 keep_verified()
 {
-	mkdir -p "$BASE_CACHE"
-	ln -f "$BASE_TARBALL" "$cached.tmp" 2>/dev/null || cp "$BASE_TARBALL" "$cached.tmp"
-	mv "$cached.tmp" "$cached"
+	{ mkdir -p "$BASE_CACHE" &&
+	  { ln -f "$BASE_TARBALL" "$cached.tmp" 2>/dev/null || cp "$BASE_TARBALL" "$cached.tmp"; } &&
+	  mv "$cached.tmp" "$cached"; } ||
+		{ rm -f "$cached.tmp"; warn "cannot keep a copy in $BASE_CACHE; going on without it"; }
 }
 
 # cached_is_good: a tarball fetched once, and still the pinned one.

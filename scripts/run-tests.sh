@@ -42,9 +42,6 @@ if [ -n "$BASE_CI_STEPS$BASE_CI_FINAL" ]; then
 elif [ "$mode" = tier ]; then
 	die "$BASES/$BASE.base describes no tier (ci-steps, ci-final)"
 fi
-# The name of each line is prefixed with this (the parent run of a
-# second base's tier sets it to 'NAME/').
-LINE_PREFIX=${LINE_PREFIX:-}
 
 mkdir -p "$RESULTS/logs"
 TSV=$RESULTS/tests.tsv
@@ -64,8 +61,8 @@ log()
 
 record()
 {
-	printf '%s\t%s\t%s\n' "$1" "$LINE_PREFIX$2" "${3:-}" >> "$TSV"
-	printf '%-4s %s%s\n' "$1" "$LINE_PREFIX$2" "${3:+ ($3)}"
+	printf '%s\t%s\t%s\n' "$1" "$2" "${3:-}" >> "$TSV"
+	printf '%-4s %s%s\n' "$1" "$2" "${3:+ ($3)}"
 }
 
 # step NAME CMD...: run CMD with its output in a log; record PASS/FAIL.
@@ -263,33 +260,37 @@ has_part()
 	grep -qx "$1" <<<"$parts"
 }
 
-# other_bases: the bases besides this one whose description gives a
-# tier, one name a line.
-other_bases()
-{
-	local f name
-	for f in "$BASES"/*.base; do
-		name=$(basename "$f" .base)
-		[ "$name" != "$BASE" ] || continue
-		grep -q '^ci-\(steps\|final\)=.' "$f" && echo "$name"
-	done
-	return 0
-}
-
-# second_base NAME: the tier of base NAME, run by this script in mode
-# 'tier' in NAME's own work directory, its lines recorded here with
-# the prefix 'NAME/'.  A directory given from the environment would be
-# shared by the two bases: then the tier is skipped, and says why.
+# second_base NAME: the tier of base NAME (bases/NAME.base), run by this
+# script in mode 'tier' in NAME's own work directory; each of its
+# results is recorded here as 'NAME/<its name>', from its tests.tsv.  A
+# directory given from the environment would be shared by the two
+# bases: then the tier is skipped, and says why.  A tier that stopped
+# without a failed check of its own is one failure.
 second_base()
 {
-	local name=$1 v
+	local name=$1 v res rc=0 st n r t0
 	for v in WORK LINUX BUILD TREE RESULTS MUTANT SERIES PATCHES; do
 		if printenv "$v" >/dev/null; then
 			record SKIP "$name/tier" "$v is set in the environment; both bases would use it"
 			return 0
 		fi
 	done
-	checker "$name" env BASE="$name" LINE_PREFIX="$name/" "$TOP/scripts/run-tests.sh" tier
+	res=$(eval "$(BASE=$name "$HARNESS" paths)" && echo "$RESULTS") ||
+		{ record FAIL "$name/tier" "harness paths failed for BASE=$name"; return 0; }
+	t0=$(date +%s)
+	log "$name: the tier of base $name (log: $RESULTS/logs/base-$name.log)"
+	rm -f "$res/tests.tsv"
+	BASE=$name "$TOP/scripts/run-tests.sh" tier >"$RESULTS/logs/base-$name.log" 2>&1 || rc=$?
+	if [ -f "$res/tests.tsv" ]; then
+		while IFS=$'\t' read -r st n r; do
+			record "$st" "$name/$n" "$r"
+		done <"$res/tests.tsv"
+	fi
+	if [ "$rc" -ne 0 ] && ! grep -q '^FAIL' "$res/tests.tsv" 2>/dev/null; then
+		tail -n 15 "$RESULTS/logs/base-$name.log" | sed 's/^/  | /'
+		record FAIL "$name/tier" "exited with $rc and no failed check; see $RESULTS/logs/base-$name.log"
+	fi
+	log "$name: done in $(( $(date +%s) - t0 ))s"
 }
 
 # The run, in order.
@@ -400,8 +401,9 @@ if [ "$mode" = test ]; then
 	join distcc
 
 	# Every other base, with the tier its description gives.
-	for b in $(other_bases); do
-		second_base "$b"
+	tiers=$("$HARNESS" bases --with-tier) || die "cannot list the bases in $BASES"
+	for b in $tiers; do
+		[ "$b" = "$BASE" ] || second_base "$b"
 	done
 
 	# Tests of the harness; a failed one is a FAIL line, not the end.

@@ -77,9 +77,15 @@ def parse(name, text, origin="<text>"):
         raise BaseError(f"{origin}: sha256 is not 64 hex digits: {fields['sha256']}")
     # Two bases must never share a tree or a cell: the default works in
     # 'work', any other in a directory of its own name.
-    if fields["work"] not in ("work", f"work-{name}"):
-        raise BaseError(f"{origin}: work must be 'work' or 'work-{name}', "
-                        f"not '{fields['work']}'")
+    want = "work" if name == DEFAULT else f"work-{name}"
+    if fields["work"] != want:
+        raise BaseError(f"{origin}: work must be '{want}', not '{fields['work']}'")
+    # The default base is checked by all of run-tests.sh; a tier is
+    # what another base is checked with instead.
+    tier = [k for k in ("ci-steps", "ci-final") if fields.get(k)]
+    if name == DEFAULT and tier:
+        raise BaseError(f"{origin}: the default base runs every check; "
+                        f"{', '.join(tier)} would cut it down to a tier")
     gone = _words(fields.get("kconfig-gone", ""), r"\s+")
     bad = [g for g in gone if not re.fullmatch(r"CONFIG_\w+", g)]
     if bad:
@@ -91,6 +97,22 @@ def parse(name, text, origin="<text>"):
                 ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
                 ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
                 kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"))
+
+
+def main(argv=None):
+    """harness bases: the described bases, a name a line; with
+    --with-tier, those that describe a tier (ci-steps, ci-final) of
+    their own, which 'make test' runs after the default base's checks."""
+    import argparse
+    from . import paths
+    ap = argparse.ArgumentParser(prog="harness bases", description=main.__doc__)
+    ap.add_argument("--with-tier", action="store_true")
+    args = ap.parse_args(argv)
+    for name in known(paths.BASES):
+        b = load(paths.BASES, name)
+        if not args.with_tier or b.ci_steps or b.ci_final:
+            print(name)
+    return 0
 
 
 def known(directory):

@@ -10,7 +10,8 @@ kunit.py's subcommand map.  Errors are caught here and only here.
 import argparse
 import sys
 
-from . import (api, asserts, bench, bloat, bloat_per_patch, boot, ccache_check, conversions,
+from . import (api, asserts, bases, bench, bloat, bloat_per_patch, boot, ccache_check,
+               conversions,
                distcc_check, kunit, layout, matrix, merge, page_use, paths, paths_cmd,
                repair, results, series)
 from .errors import HarnessError
@@ -34,6 +35,7 @@ COMMANDS = {
     "distcc": (distcc_check, "the matrix through loopback distcc helpers"),
     "lines": (results, "result lines of a matrix.json or boot.json"),
     "paths": (paths_cmd, "the harness's paths as NAME=value lines for shell"),
+    "bases": (bases, "the bases described in bases/ (--with-tier: those with a tier)"),
     "series": (series, "the entries and parts of the series file"),
     "repair": (repair, "repair what a killed run left in a repository or worktree"),
 }

@@ -34,6 +34,11 @@ class ToolchainMissing(HarnessError, LookupError):
     before this hierarchy existed.)"""
 
 
+class ObjectListError(HarnessError):
+    """Kbuild's list of a directory's objects could not be read: a step
+    must not compile nothing and pass."""
+
+
 class WorktreeBusy(HarnessError):
     """Another run holds the lock of a worktree."""
 

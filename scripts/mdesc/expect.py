@@ -33,13 +33,17 @@ import json
 import os
 import sys
 
-from . import cache
-from .paths import BASE_TAG, TOP
+from . import bases, cache
+from .paths import BASE, BASE_TAG, TOP
 from .errors import CommandFailed
 from .proc import git, run
 from .results import write_json
 
-RECORDS = os.path.join(TOP, "runtime", "expect")
+# The default base's records are runtime/expect/NAME.json; another
+# base's are in a directory of its name, so that 'BASE=6.12 make boot'
+# never writes over 6.1's.
+RECORDS = os.path.join(TOP, "runtime", "expect",
+                       *([] if BASE.name == bases.DEFAULT else [BASE.name]))
 
 # The harness code in each part of the key: module -> the top-level
 # definitions that decide the result (None: the whole module).  The

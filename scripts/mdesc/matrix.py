@@ -36,7 +36,7 @@ from . import cache
 from .config import Config
 from .diagnostics import first_error, parse_warnings
 from .distcc import check_distcc_helpers, distcc_hosts
-from .errors import HarnessError, die, log
+from .errors import ObjectListError, die, log
 from .kconfig import configure
 from .make import ccache_env, make_cmd
 from .objects import CANARIES, affects, object_enabled, objects_for, sha256, step_objects
@@ -168,7 +168,7 @@ class Matrix:
     def build_cell(self, cfg, step, all_touched, cache):
         try:
             built, not_built = self.targets(cfg, step, all_touched, cache)
-        except HarnessError as e:
+        except ObjectListError as e:
             # The objects of this step cannot be known: the cell fails
             # and says why, the other configs go on.
             self.record(cfg, step, "FAIL", str(e))

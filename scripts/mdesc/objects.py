@@ -6,7 +6,7 @@ import hashlib
 import os
 import re
 
-from .errors import HarnessError
+from .errors import ObjectListError
 from .paths import TREE
 from .proc import run
 
@@ -51,8 +51,8 @@ def _dir_lists(cfg, directory, env, cache):  # spawns make (Makefile.build)
         if p.returncode:
             # An empty list here would make a step compile nothing and
             # pass: the listing must work or the cell must say why not.
-            raise HarnessError(f"{cfg.name}: cannot list the objects of {directory}/: "
-                               + (p.stdout.strip().splitlines() or ["make failed"])[-1])
+            last = (p.stdout.strip().splitlines() or ["make failed"])[-1]
+            raise ObjectListError(f"{cfg.name}: cannot list the objects of {directory}/: {last}")
         words = p.stdout.split("|")
         objs = set(words[0].split())
         subdirs = set(words[1].split()) if len(words) > 1 else set()

@@ -39,19 +39,30 @@ def test_parse_a_full_description():
 @pytest.mark.parametrize("edit,message", [
     (lambda t: t.replace("version=9.9.1-1\n", ""), "missing version"),
     (lambda t: t.replace("sha256=" + "ab" * 32, "sha256=abc"), "not 64 hex digits"),
-    (lambda t: t.replace("work=work-9.9", "work=work"), None),
-    (lambda t: t.replace("work=work-9.9", "work=work-6.1"), "work must be 'work' or 'work-9.9'"),
+    (lambda t: t.replace("work=work-9.9", "work=work"), "work must be 'work-9.9', not 'work'"),
+    (lambda t: t.replace("work=work-9.9", "work=work-6.1"), "work must be 'work-9.9'"),
     (lambda t: t + "colour=blue\n", "unknown key 'colour'"),
     (lambda t: t + "version=1\n", "'version' given twice"),
     (lambda t: t + "just words\n", "not 'key=value'"),
     (lambda t: t.replace("CONFIG_B", "B"), "kconfig-gone names no CONFIG_ symbol: B"),
 ])
 def test_a_wrong_description_is_named(edit, message):
-    if message is None:
-        assert bases.parse("9.9", edit(GOOD)).work == "work"
-        return
     with pytest.raises(bases.BaseError, match=message):
         bases.parse("9.9", edit(GOOD), "x.base")
+
+
+def test_the_default_base_has_its_own_work_directory_and_no_tier():
+    default = GOOD.replace("work=work-9.9", "work=work")
+    assert bases.parse(bases.DEFAULT, default.replace("ci-", "#")).work == "work"
+    with pytest.raises(bases.BaseError, match="ci-steps, ci-final would cut it down"):
+        bases.parse(bases.DEFAULT, default)
+
+
+def test_the_bases_command_lists_those_with_a_tier(capsys):
+    assert bases.main([]) == 0
+    assert capsys.readouterr().out.split() == ["6.1", "6.12"]
+    assert bases.main(["--with-tier"]) == 0
+    assert capsys.readouterr().out.split() == ["6.12"]
 
 
 def test_the_repository_describes_both_bases():
@@ -78,7 +89,8 @@ def _paths(**env):
     """'harness paths' in a process of its own with ENV (paths.py reads
     the environment once, at import)."""
     e = {k: v for k, v in os.environ.items()
-         if k not in ("BASE", "WORK", "SERIES", "PATCHES", "RESULTS", "LINUX")}
+         if k not in ("BASE", "BASES", "WORK", "SERIES", "PATCHES", "RESULTS", "LINUX",
+                      "BUILD", "TREE", "MUTANT")}
     e.update(env)
     top = os.path.dirname(paths.__file__)
     p = subprocess.run([sys.executable, os.path.join(top, "..", "harness"), "paths"],

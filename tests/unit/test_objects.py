@@ -7,7 +7,7 @@ import pytest
 
 from mdesc import objects, paths
 from mdesc.config import Config
-from mdesc.errors import HarnessError
+from mdesc.errors import ObjectListError
 
 
 def cfg(name):
@@ -141,5 +141,5 @@ def test_dir_lists_of_a_directory_without_makefile_is_empty(fake_tree):
 
 
 def test_dir_lists_that_fails_is_an_error_not_an_empty_list(fake_tree):
-    with pytest.raises(HarnessError, match="cannot list the objects of arch/foo/broken/"):
+    with pytest.raises(ObjectListError, match="cannot list the objects of arch/foo/broken/"):
         objects._dir_lists(fake_tree, "arch/foo/broken", None, {})
