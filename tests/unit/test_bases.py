@@ -126,3 +126,16 @@ def test_a_symbol_the_base_dropped_is_not_required():
     assert lost_lines(wanted, have) == ["CONFIG_GONE=4", "# CONFIG_B is not set", "CONFIG_C=y"]
     assert lost_lines(wanted, have, ("CONFIG_GONE",)) == ["# CONFIG_B is not set", "CONFIG_C=y"]
     assert lost_lines(["# CONFIG_B is not set"], ["CONFIG_BB=y"]) == []
+
+
+def test_a_second_base_records_its_boots_apart():
+    """'BASE=6.12 make boot' must never write over 6.1's record."""
+    code = "from mdesc import expect; print(expect.RECORDS)"
+    top = os.path.dirname(os.path.dirname(paths.__file__))
+    out = {}
+    for base in ("6.1", "6.12"):
+        e = dict(os.environ, BASE=base, PYTHONPATH=top)
+        out[base] = subprocess.run([sys.executable, "-c", code], env=e, check=True,
+                                   capture_output=True, text=True).stdout.strip()
+    assert out["6.1"] == os.path.join(paths.TOP, "runtime", "expect")
+    assert out["6.12"] == os.path.join(paths.TOP, "runtime", "expect", "6.12")
