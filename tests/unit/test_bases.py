@@ -74,7 +74,7 @@ def test_the_repository_describes_both_bases():
     assert new.sha256 == "c93391b6a4884e6428ffbfbb8ce6340229ad28dc421e9f19bc081740b1ab34b2"
     assert new.version == "6.12.118-1~deb12u1"
     assert old.kunitconfigs == ("mm/ptdesc.kunitconfig", "mm/zsmalloc.kunitconfig")
-    assert old.ci_steps == () and new.ci_steps == ("x86_64", "s390")
+    assert old.ci_steps == () and new.ci_steps == ("x86_64", "i386-pae", "s390")
 
 
 def test_an_unknown_base_names_the_known_ones(tmp_path):
