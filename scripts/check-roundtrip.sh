@@ -17,7 +17,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 "$TOP/scripts/export-series.sh" "$out" >/dev/null
 mkdir -p "$out/patches"
-if ! diff -r -x .gitkeep "$PATCHES" "$out/patches" >"$out/diff" ||
+# A series file kept in its patch directory, as quilt keeps it
+# (patches-6.12/series), is compared on its own below.
+skip=()
+[ "$(dirname "$SERIES")" != "$PATCHES" ] || skip=(-x "$(basename "$SERIES")")
+if ! diff -r -x .gitkeep "${skip[@]}" "$PATCHES" "$out/patches" >"$out/diff" ||
    ! diff "$SERIES" "$out/series" >>"$out/diff"; then
 	head -n 40 "$out/diff" >&2
 	# A patch edited by hand keeps the blob ids of the old text in its

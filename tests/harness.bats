@@ -161,6 +161,21 @@ pin()
 	grep -q "trailing comment" "$SERIES"
 }
 
+@test "a series file kept in its patch directory, as quilt keeps it, round-trips" {
+	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
+	make_series "$BATS_TEST_TMPDIR/s" "$a"
+	mv "$SERIES" "$PATCHES/series"
+	export SERIES=$PATCHES/series
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -eq 0 ]
+	run "$TOP/scripts/check-roundtrip.sh"
+	[ "$status" -eq 0 ]
+	# The series file is still checked: an entry no commit made is found.
+	printf 'test/0099-not-a-commit.patch\n' >> "$SERIES"
+	run "$TOP/scripts/check-roundtrip.sh"
+	[ "$status" -ne 0 ]
+}
+
 @test "a config whose compiler is missing is SKIP, never PASS" {
 	make_series "$BATS_TEST_TMPDIR/s"
 	"$TOP/scripts/apply-series.sh"
