@@ -25,8 +25,8 @@ from .proc import git
 # wrap a page API for a zsdesc.  Only these may touch struct page.
 ALLOWED = {
     "zsdesc_page", "zsdesc_folio", "page_zsdesc", "zsdesc_pfn", "pfn_zsdesc",
-    "zsdesc_get", "zsdesc_put", "trylock_zsdesc", "unlock_zsdesc",
-    "wait_on_zsdesc_locked", "zsdesc_kmap_atomic", "zsdesc_set_zspage",
+    "zsdesc_get", "zsdesc_put", "zsdesc_trylock", "zsdesc_unlock",
+    "zsdesc_wait_locked", "zsdesc_kmap_atomic", "zsdesc_set_zspage",
     "zsdesc_set_first", "zsdesc_set_movable", "zsdesc_inc_zone_page_state",
     "zsdesc_dec_zone_page_state", "alloc_zsdesc", "free_zsdesc",
     "reset_zsdesc", "zsdesc_is_isolated", "zsdesc_zone", "zsdesc_is_locked",
