@@ -293,6 +293,21 @@ second_base()
 	log "$name: done in $(( $(date +%s) - t0 ))s"
 }
 
+# zsmalloc touches struct page only in the zsdesc helpers: on every
+# base whose series has a zsdesc part (the check reads one file at two
+# commits and builds nothing).
+page_use_checks()
+{
+	if ! has_part zsdesc; then
+		record SKIP "zsdesc: page-use check" "no zsdesc part in $(basename "$SERIES")"
+		return
+	fi
+	step "zsdesc: the page-use check finds struct page uses at the base" \
+		"$HARNESS" page-use --commit "$BASE_TAG" --expect-some || true
+	step "zsdesc: mm/zsmalloc.c uses struct page only in zsdesc helpers" \
+		"$HARNESS" page-use --commit "$SERIES_BRANCH" --expect-none || true
+}
+
 # The run, in order.
 # The unit tests of the harness package come first: seconds, no kernel.
 [ "$mode" != test ] || checker unit "$TOP/scripts/run-unit.sh"
@@ -309,6 +324,7 @@ if [ -n "$tier" ]; then
 	# final state on its other configs.
 	[ -z "$BASE_CI_STEPS" ] || matrix matrix-steps --steps all --configs "$BASE_CI_STEPS"
 	[ -z "$BASE_CI_FINAL" ] || matrix matrix-final --steps final --configs "$BASE_CI_FINAL"
+	page_use_checks
 	exit 0
 fi
 
@@ -385,15 +401,7 @@ else
 		"$TOP/scripts/check-ptdesc-cocci.sh" "$SERIES_BRANCH" --expect-none || true
 fi
 
-# zsmalloc touches struct page only in the zsdesc helpers.
-if has_part zsdesc; then
-	step "zsdesc: the page-use check finds struct page uses at the base" \
-		"$HARNESS" page-use --commit "$BASE_TAG" --expect-some || true
-	step "zsdesc: mm/zsmalloc.c uses struct page only in zsdesc helpers" \
-		"$HARNESS" page-use --commit "$SERIES_BRANCH" --expect-none || true
-else
-	record SKIP "zsdesc: page-use check" "no zsdesc part in series"
-fi
+page_use_checks
 
 # Mail: one mbox per part; each applies alone to the base.
 step "mail: write one mbox per part" "$TOP/scripts/make-mail.sh" || true
