@@ -269,7 +269,7 @@ has_part()
 second_base()
 {
 	local name=$1 v res rc=0 st n r t0
-	for v in WORK LINUX BUILD TREE RESULTS MUTANT SERIES PATCHES; do
+	for v in $("$HARNESS" paths --per-base); do
 		if printenv "$v" >/dev/null; then
 			record SKIP "$name/tier" "$v is set in the environment; both bases would use it"
 			return 0

@@ -54,6 +54,11 @@ LLVM_BIN = "/usr/lib/llvm-14/bin"
 DISTCC_WRAPPER = os.path.join(TOP, "scripts", "distcc-by-name")
 PROG = os.path.basename(sys.argv[0]).removesuffix(".py")
 
+# The variables whose defaults follow BASE.  Set in the environment, one
+# of them would point two bases at the same tree or results: a run that
+# checks a second base from inside another refuses to (run-tests.sh).
+PER_BASE = ("WORK", "LINUX", "BUILD", "TREE", "RESULTS", "MUTANT", "SERIES", "PATCHES")
+
 # What 'scripts/harness paths' prints, as NAME=value lines for shell.
 EXPORTED = {
     "TOP": TOP, "WORK": WORK, "LINUX": LINUX, "BUILD": BUILD, "TREE": TREE,

@@ -87,6 +87,17 @@ def test_paths_for_shell(capsys):
     assert shlex.split(got["WORK"]) == [paths.WORK]
 
 
+def test_paths_per_base(capsys, monkeypatch):
+    """The names whose defaults move with BASE, each of them a path the
+    harness exports; WORK moved by hand moves every one that lives in it."""
+    assert paths_cmd.main(["--per-base"]) == 0
+    names = capsys.readouterr().out.split()
+    assert names == list(paths.PER_BASE)
+    assert set(names) <= set(paths.EXPORTED)
+    under_work = {n for n in names if paths.EXPORTED[n].startswith(paths.WORK + "/")}
+    assert under_work == {"LINUX", "BUILD", "TREE", "RESULTS", "MUTANT"}
+
+
 def test_paths_toolchain_root(capsys, monkeypatch):
     monkeypatch.setattr(paths_cmd, "toolchain_root", lambda: "/x/y")
     assert paths_cmd.main(["--toolchain-root"]) == 0
