@@ -56,7 +56,7 @@ asserts: apply ## a misaligned descriptor field must break the build
 api: apply ## the final tree against mainline 6.12's ptdesc helpers (Documentation/mainline-api.md)
 	$(HARNESS) api -j$(JOBS)
 
-mail: apply ## one ready-to-send mbox per part in <work>/mail, checked with git am
+mail: apply ## each part prepared by b4 into <work>/mail, read back with b4 am and applied with git am
 	scripts/make-mail.sh
 	scripts/check-mail.sh
 

@@ -23,6 +23,8 @@ PACKAGES=(
 	rsync python3 perl git xz-utils
 	# harness
 	quilt ccache sparse coccinelle bats shellcheck jq
+	# mail: b4 prepares and reads back the messages (make mail)
+	b4
 	# unit tests and lint of the harness package (make unit)
 	python3-pytest python3-coverage flake8 mypy
 	# distributed compiles (DISTCC_HOSTS; make distcc)

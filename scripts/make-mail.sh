@@ -1,85 +1,116 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# make-mail.sh - write a ready-to-send mbox per part of the series.
+# make-mail.sh - write each part of the series as mail, prepared by b4.
 #
 # Usage: scripts/make-mail.sh [-h] [OUTDIR]
 #
-# For each part (a directory under patches/ named in 'series') with a
-# cover letter patches/<part>/0000-cover-letter.patch, writes
-# OUTDIR/<part>.mbox (default: $WORK/mail): the cover letter as
-# [PATCH 0/N], then the part's patches as [PATCH n/N], threaded under
-# the cover letter.  A part of one patch needs no cover letter: its
-# mbox holds that patch alone, as [PATCH].  To and Cc come from the base tree's
-# scripts/get_maintainer.pl run on the part's patches without git
-# history: maintainers and reviewers in To, mailing lists in Cc.
+# For each part (a directory of the base's patch directory named in its
+# series file) with a cover letter <part>/0000-cover-letter.patch, b4
+# 0.12 prepares the part the way linux-mm expects it:
+# 'b4 prep' enrolls a branch of the part's patches on the base, takes
+# the cover letter's subject and text (b4 adds the shortlog, the
+# diffstat and base-commit), fills To and Cc with the tree's
+# get_maintainer.pl ('b4 prep --auto-to-cc': maintainers and reviewers
+# in To, lists in Cc), and 'b4 send --output-dir' writes the messages,
+# numbered and threaded, to OUTDIR/<part>/ (default: $WORK/mail).
+# OUTDIR/<part>.mbox holds them as one mbox, for git am and b4 am.  A
+# part of one patch is sent without a cover message: b4 puts the cover
+# letter's text under the patch's cut line, as a note to the maintainer.
+#
+# Everything b4 does here works offline.  b4 would send through its web
+# endpoint, which requires a patatt signature; with an SMTP server set
+# for the run, --output-dir writes instead of sending and --no-sign
+# leaves the messages unsigned (a key is the sender's, not the
+# harness's).  The branches live in a scratch worktree and are deleted
+# afterwards.
 set -euo pipefail
 
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 maybe_usage "$@"
 require_base
+command -v b4 >/dev/null || die "b4 not found: run 'make deps' (Debian package b4)"
 
 out=${1:-$WORK/mail}
+MAILTREE=${MAILTREE:-$WORK/mailtree}
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
+ensure_worktree "$MAILTREE"
 entries=()
 read_series entries
 mapfile -t parts < <(printf '%s\n' "${entries[@]}" | sed -n 's|/.*||p' | awk '!seen[$0]++')
 
-get_maintainer()
+# b4 reads its settings with git config: the harness identity, and an
+# SMTP server that is never contacted (see above).
+export GIT_CONFIG_COUNT=4
+export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=$SERIES_IDENT_NAME
+export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1=$SERIES_IDENT_EMAIL
+export GIT_CONFIG_KEY_2=sendemail.smtpserver GIT_CONFIG_VALUE_2=localhost
+export GIT_CONFIG_KEY_3=advice.detachedHead GIT_CONFIG_VALUE_3=false
+export GIT_AUTHOR_NAME=$SERIES_IDENT_NAME GIT_AUTHOR_EMAIL=$SERIES_IDENT_EMAIL
+export GIT_COMMITTER_NAME=$SERIES_IDENT_NAME GIT_COMMITTER_EMAIL=$SERIES_IDENT_EMAIL
+
+tmp=$(mktemp -d)
+branches=()
+cleanup()
 {
-	(cd "$LINUX" && perl scripts/get_maintainer.pl --no-git --no-git-fallback \
-		--no-rolestats --no-tree "$@") | paste -sd, - | sed 's/,/, /g'
+	git -C "$MAILTREE" checkout -q -f --detach "$BASE_TAG" 2>/dev/null || true
+	local b
+	for b in "${branches[@]}"; do
+		git -C "$LINUX" branch -q -D "$b" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# cover_text COVER: the cover letter as b4 wants it, its subject on the
+# first line without the [PATCH] prefix, then the text up to the
+# shortlog (b4 writes its own).
+cover_text()
+{
+	awk '
+		hdr && /^Subject: / { sub(/^Subject: (\[[^]]*\] )?/, ""); subj = $0; insubj = 1; next }
+		hdr && insubj && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
+		hdr && /^$/ { hdr = 0; print subj; print ""; next }
+		hdr { insubj = 0; next }
+		/^Seed 94165a68 maintainers \([0-9]+\):$/ { exit }
+		{ body[++n] = $0 }
+		END { while (n > 0 && body[n] == "") n--; for (i = 1; i <= n; i++) print body[i] }
+	' hdr=1 "$1"
 }
 
 for part in "${parts[@]}"; do
 	cover=$PATCHES/$part/0000-cover-letter.patch
 	mapfile -t files < <(printf '%s\n' "${entries[@]}" | grep "^$part/" | sed "s|^|$PATCHES/|")
-	total=${#files[@]}
-	if [ -f "$cover" ]; then
-		msgs=("$cover" "${files[@]}") n=0
-	elif [ "$total" -eq 1 ]; then
-		msgs=("${files[@]}") n=1
-	else
-		warn "$part: no cover letter ($cover); no mbox written"
+	if [ ! -f "$cover" ]; then
+		warn "$part: no cover letter ($cover); no mail written"
 		continue
 	fi
-	to=$(get_maintainer --no-l "${files[@]}")
-	cc=$(get_maintainer --no-m --no-r "${files[@]}")
-	msgid_base="$part.$(sha1sum "${msgs[@]}" | sha1sum | cut -c1-16)"
-	parent=""
-	[ "$n" -eq 1 ] || parent="<$msgid_base.0@seed-94165a68.example>"
-	mbox=$out/$part.mbox
-	: > "$mbox"
-	for f in "${msgs[@]}"; do
-		tag="PATCH $n/$total"
-		[ -n "$parent" ] || tag=PATCH
-		# Number the subject, add addresses and threading after the
-		# Subject header (and its folded continuation lines).
-		awk -v tag="$tag" -v to="$to" -v cc="$cc" \
-		    -v id="<$msgid_base.$n@seed-94165a68.example>" -v parent="$parent" '
-			BEGIN { hdr = 1; insubj = 0 }
-			function extra() {
-				print "To: " to
-				if (cc != "") print "Cc: " cc
-				print "Message-Id: " id
-				if (parent != "" && id != parent) {
-					print "In-Reply-To: " parent
-					print "References: " parent
-				}
-			}
-			hdr && insubj && /^[ \t]/ { print; next }
-			hdr && insubj { insubj = 0; extra() }
-			hdr && /^Subject: / {
-				sub(/^Subject: \[PATCH[^]]*\]/, "Subject: [" tag "]")
-				print; insubj = 1; next
-			}
-			hdr && /^$/ { hdr = 0 }
-			{ print }
-		' "$f" >> "$mbox"
-		n=$((n + 1))
-	done
-	log "$part: $mbox ($total patches${parent:+ + cover letter})"
-	log "  To: $to"
-	log "  Cc: $cc"
+	cover_text "$cover" > "$tmp/cover"
+	branch="mail-$BASE-$part"
+	branches+=("$branch")
+	git -C "$LINUX" branch -q -D "$branch" 2>/dev/null || true
+	git -C "$MAILTREE" checkout -q -f -b "$branch" "$BASE_TAG"
+	git -C "$MAILTREE" am -q "${files[@]}" ||
+		die "$part: its patches do not apply alone on the base"
+	# shellcheck disable=SC2016 # "$1" is the editor's own argument
+	printf '#!/bin/sh\ncat %q > "$1"\n' "$tmp/cover" > "$tmp/editor"
+	chmod +x "$tmp/editor"
+	rm -rf "${out:?}/$part" "$out/$part.mbox"
+	(
+		cd "$MAILTREE"
+		b4 -q prep -e "$BASE_TAG"
+		EDITOR=$tmp/editor b4 -q prep --edit-cover
+		b4 -q prep --auto-to-cc
+		b4 -q send --no-sign -o "$out/$part"
+	) > "$tmp/b4.log" 2>&1 || { cat "$tmp/b4.log" >&2; die "$part: b4 failed"; }
+	for f in "$out/$part"/*.eml; do
+		# mboxrd: a 'From ' line opens each message.
+		printf 'From mboxrd@z Thu Jan  1 00:00:00 1970\n'
+		sed 's/^\(>*From \)/>\1/' "$f"
+		echo
+	done > "$out/$part.mbox"
+	n=$(find "$out/$part" -name '*.eml' | wc -l)
+	log "$part: $out/$part.mbox ($n messages)"
 done

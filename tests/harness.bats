@@ -161,6 +161,39 @@ pin()
 	grep -q "trailing comment" "$SERIES"
 }
 
+@test "mail: b4 prepares a part, reads it back, and a mangled patch or a lost message fails" {
+	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
+	b=$(commit_edit "$a" kernel/fork.c '1a\/* harness test two */' "fork: second test change")
+	make_series "$BATS_TEST_TMPDIR/s" "$a" "$b"
+	printf 'Subject: [PATCH 0/2] test: two changes\n\nA cover letter of the test.\n' \
+		> "$PATCHES/test/0000-cover-letter.patch"
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -eq 0 ]
+	mail=$BATS_TEST_TMPDIR/mail
+	run "$TOP/scripts/make-mail.sh" "$mail"
+	[ "$status" -eq 0 ]
+	# Three messages, numbered by b4, with base-commit in the cover.
+	[ "$(grep -c '^From mboxrd@z ' "$mail/test.mbox")" = 3 ]
+	grep -q '^Subject: \[PATCH 0/2\] test: two changes' "$mail/test.mbox"
+	grep -q "^base-commit: $(git -C "$LINUX" rev-parse "$BASE_TAG")" "$mail/test.mbox"
+	# The scratch branches are gone.
+	[ -z "$(git -C "$LINUX" branch --list 'mail-*')" ]
+	run "$TOP/scripts/check-mail.sh" "$mail"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PASS mail/test: b4 am of the mbox gives 2 patches"* ]]
+	# A patch changed in the mail is not the series' change.
+	cp "$mail/test.mbox" "$BATS_TEST_TMPDIR/good.mbox"
+	sed -i 's|^+/\* harness test two \*/|+/* harness test 2 */|' "$mail/test.mbox"
+	run "$TOP/scripts/check-mail.sh" "$mail"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"FAIL mail/test: applied 2 commits; change differs"* ]]
+	# A message lost on the way breaks the numbering.
+	awk '/^From mboxrd@z /{n++} n != 3' "$BATS_TEST_TMPDIR/good.mbox" > "$mail/test.mbox"
+	run "$TOP/scripts/check-mail.sh" "$mail"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"FAIL mail/test: numbering or To headers wrong (subjects: 0/2 1/2)"* ]]
+}
+
 @test "a series file kept in its patch directory, as quilt keeps it, round-trips" {
 	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
 	make_series "$BATS_TEST_TMPDIR/s" "$a"
