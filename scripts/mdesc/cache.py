@@ -35,6 +35,8 @@ ROOT = os.environ.get("VERDICT_CACHE", os.path.join(
 JUDGES = {
     "cell": ["matrix", "objects", "diagnostics", "config", "make", "kconfig", "series",
              "distcc", "toolchain", "paths"],
+    "base-warnings": ["matrix", "objects", "diagnostics", "config", "make", "kconfig",
+                      "distcc", "toolchain", "paths"],
     "layout": ["layout", "config", "make", "kconfig", "paths"],
     "assert": ["asserts", "config", "make", "kconfig", "paths"],
     "api": ["api", "config", "make", "kconfig", "paths"],

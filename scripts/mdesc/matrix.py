@@ -250,12 +250,27 @@ class Matrix:
                 if c["step"] == 0 or not (c["_warnings"] - known):
                     continue
                 if c["kind"] == "link":
-                    cache = {}
+                    listing = {}
                     need |= {o for o in set(CANARIES) | set(all_touched)
-                             if affects(cfg, o) and object_enabled(cfg, o, self.env, cache)}
+                             if affects(cfg, o) and object_enabled(cfg, o, self.env, listing)}
                 else:
                     need |= set(c["objects"])
             need -= known_objs
+            # The base never changes: what these objects print there is
+            # kept by the base's tree, the config, the compiler and the
+            # objects, so that a warm run of the final state neither
+            # checks the base out nor prepares every config again for it
+            # (275 s of a 20.7-minute warm make test at e74ed52).
+            inputs = {"config": cfg.digest(), "arch": cfg.arch,
+                      "cc": cache.compiler_id(cfg.compiler()[0]),
+                      "base": git("rev-parse", steps[0]["commit"] + "^{tree}"),
+                      "objects": sorted(need), "sparse": bool(self.args.sparse)}
+            hit = cache.get("base-warnings", inputs) if need else None
+            if hit:
+                known |= set(hit["record"]["warnings"])
+                log(f"[{cfg.name}] warnings to check: {len(need)} objects at the base "
+                    "(cached)")
+                need = set()
             if need:
                 if not at_base:
                     self.checkout(steps[0]["commit"])
@@ -277,7 +292,13 @@ class Matrix:
                 if self.args.sparse:
                     cmd.append("C=1")
                 p = run(cmd, env=self.env, check=False)
-                known |= parse_warnings(p.stdout, cfg.builddir)
+                at_base_warnings = parse_warnings(p.stdout, cfg.builddir)
+                known |= at_base_warnings
+                # Only a build that went through is kept: objects the
+                # base cannot compile (those fixes/ repairs) say nothing
+                # for sure about the others.
+                if p.returncode == 0:
+                    cache.put("base-warnings", inputs, {"warnings": sorted(at_base_warnings)})
             for c in mine:
                 warns = c["_warnings"]
                 new = sorted(warns - known) if c["step"] else []

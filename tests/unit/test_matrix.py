@@ -150,6 +150,29 @@ def test_the_final_state_against_the_base(monkeypatch, tmp_path):
     assert [c for c, _ in fk.makes] == ["c4", "base0"]
 
 
+def test_the_base_warnings_of_the_final_state_are_kept(monkeypatch, tmp_path):
+    """A second run of the final state takes what its objects print at
+    the base from the cache: no checkout of the base, no build there;
+    and the warning the base has still does not count as new."""
+    fk = FakeKernel(monkeypatch, tmp_path, out={"base0": UNUSED_X + "\n",
+                                                "c4": UNUSED_X + "\n"})
+    rc, _ = run_matrix(steps="final")
+    assert rc == 0 and [c for c, _ in fk.makes] == ["c4", "base0"]
+    fk.makes.clear()
+    fk.out["c4"] = UNUSED_X + "\n"
+    monkeypatch.setattr(matrix.Matrix, "cached_cell", lambda *a: False)
+    rc, m = run_matrix(steps="final")
+    assert rc == 0 and [c for c, _ in fk.makes] == ["c4"]
+    assert cells(m) == {(4, "objects"): ("PASS", "")}
+    # A base build that failed is not kept.
+    fk.rc["base0"] = 2
+    monkeypatch.setattr(matrix.cache, "ROOT", str(tmp_path / "verdicts2"))
+    run_matrix(steps="final")
+    fk.makes.clear()
+    run_matrix(steps="final")
+    assert [c for c, _ in fk.makes] == ["c4", "base0"]
+
+
 def test_link(monkeypatch, tmp_path):
     FakeKernel(monkeypatch, tmp_path)
     real = matrix.os.path.exists
