@@ -26,9 +26,15 @@ maildir=${1:-$WORK/mail}
 AMTREE=${AMTREE:-$WORK/am}
 ensure_worktree "$AMTREE"
 am() { git -C "$AMTREE" -c user.name=x -c user.email=x@x "$@"; }
-command -v b4 >/dev/null || die "b4 not found: run 'make deps' (Debian package b4)"
+if ! command -v b4 >/dev/null; then
+	echo "FAIL mail: b4 not found: run 'make deps' (Debian package b4)"
+	exit 1
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The checker's contract: its lines say what failed.  A command that
+# stops the script must say so too, not leave a status 1 without a line.
+trap 'echo "FAIL mail: check-mail.sh stopped at line $LINENO"' ERR
 
 # shellcheck disable=SC2034 # read by part_range through a nameref
 entries=()
@@ -42,9 +48,9 @@ for mbox in "$maildir"/*.mbox; do
 	# The part's range on the series branch.
 	first="" last=""
 	read -r first last < <(part_range "$part" entries commits) || true
-	total=$(grep -c '^From mboxrd@z ' "$mbox")
+	total=$(grep -c '^From mboxrd@z ' "$mbox" || true)
 	# n/N of every subject, without b4's zero padding.
-	nums=$(grep -o '^Subject: \[PATCH[ 0-9/]*\]' "$mbox" |
+	nums=$({ grep -o '^Subject: \[PATCH[ 0-9/]*\]' "$mbox" || true; } |
 		sed -e 's/.*PATCH 0*\([0-9][0-9]*\)\/0*\([0-9][0-9]*\)\]/\1\/\2/' -e 's/.*PATCH\]/-/' |
 		paste -sd' ')
 	# A lone patch is [PATCH]; a part with a cover letter [PATCH 0/N]

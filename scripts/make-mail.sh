@@ -41,28 +41,37 @@ entries=()
 read_series entries
 mapfile -t parts < <(printf '%s\n' "${entries[@]}" | sed -n 's|/.*||p' | awk '!seen[$0]++')
 
-# b4 reads its settings with git config: the harness identity, and an
-# SMTP server that is never contacted (see above).
-export GIT_CONFIG_COUNT=4
+# The scratch branches are mail-BASE-PART; none outlives a run, and a
+# run killed part way left its git am or its branch checked out, which
+# the next one clears first.
+tmp=
+cleanup()
+{
+	git -C "$MAILTREE" am --abort >/dev/null 2>&1 || true
+	git -C "$MAILTREE" checkout -q -f --detach "$BASE_TAG" 2>/dev/null || true
+	git -C "$LINUX" for-each-ref --format='%(refname:short)' "refs/heads/mail-$BASE-*" |
+		while read -r b; do git -C "$LINUX" branch -q -D "$b"; done
+	[ -z "$tmp" ] || rm -rf "$tmp"
+}
+cleanup
+tmp=$(mktemp -d)
+trap cleanup EXIT
+
+# b4 reads its settings with git config.  Only these count: no global
+# or system file (a core.editor there would open an editor, a
+# b4.send-prefixes would change every subject), the harness identity,
+# the editor that writes the cover letter, b4's default cover-letter
+# strategy, and an SMTP server that is never contacted (see above).
+export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1
+export GIT_CONFIG_COUNT=6
 export GIT_CONFIG_KEY_0=user.name GIT_CONFIG_VALUE_0=$SERIES_IDENT_NAME
 export GIT_CONFIG_KEY_1=user.email GIT_CONFIG_VALUE_1=$SERIES_IDENT_EMAIL
 export GIT_CONFIG_KEY_2=sendemail.smtpserver GIT_CONFIG_VALUE_2=localhost
 export GIT_CONFIG_KEY_3=advice.detachedHead GIT_CONFIG_VALUE_3=false
+export GIT_CONFIG_KEY_4=core.editor GIT_CONFIG_VALUE_4=$tmp/editor
+export GIT_CONFIG_KEY_5=b4.prep-cover-strategy GIT_CONFIG_VALUE_5=commit
 export GIT_AUTHOR_NAME=$SERIES_IDENT_NAME GIT_AUTHOR_EMAIL=$SERIES_IDENT_EMAIL
 export GIT_COMMITTER_NAME=$SERIES_IDENT_NAME GIT_COMMITTER_EMAIL=$SERIES_IDENT_EMAIL
-
-tmp=$(mktemp -d)
-branches=()
-cleanup()
-{
-	git -C "$MAILTREE" checkout -q -f --detach "$BASE_TAG" 2>/dev/null || true
-	local b
-	for b in "${branches[@]}"; do
-		git -C "$LINUX" branch -q -D "$b" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
 
 # cover_text COVER: the cover letter as b4 wants it, its subject on the
 # first line without the [PATCH] prefix, then the text up to the
@@ -74,10 +83,10 @@ cover_text()
 		hdr && insubj && /^[ \t]/ { sub(/^[ \t]+/, " "); subj = subj $0; next }
 		hdr && /^$/ { hdr = 0; print subj; print ""; next }
 		hdr { insubj = 0; next }
-		/^Seed 94165a68 maintainers \([0-9]+\):$/ { exit }
+		index($0, shortlog) == 1 && $0 ~ /\([0-9]+\):$/ { exit }
 		{ body[++n] = $0 }
 		END { while (n > 0 && body[n] == "") n--; for (i = 1; i <= n; i++) print body[i] }
-	' hdr=1 "$1"
+	' hdr=1 shortlog="$SERIES_IDENT_NAME (" "$1"
 }
 
 for part in "${parts[@]}"; do
@@ -89,9 +98,7 @@ for part in "${parts[@]}"; do
 	fi
 	cover_text "$cover" > "$tmp/cover"
 	branch="mail-$BASE-$part"
-	branches+=("$branch")
-	git -C "$LINUX" branch -q -D "$branch" 2>/dev/null || true
-	git -C "$MAILTREE" checkout -q -f -b "$branch" "$BASE_TAG"
+	git -C "$MAILTREE" checkout -q -f -B "$branch" "$BASE_TAG"
 	git -C "$MAILTREE" am -q "${files[@]}" ||
 		die "$part: its patches do not apply alone on the base"
 	# shellcheck disable=SC2016 # "$1" is the editor's own argument
@@ -101,7 +108,7 @@ for part in "${parts[@]}"; do
 	(
 		cd "$MAILTREE"
 		b4 -q prep -e "$BASE_TAG"
-		EDITOR=$tmp/editor b4 -q prep --edit-cover
+		b4 -q prep --edit-cover
 		b4 -q prep --auto-to-cc
 		b4 -q send --no-sign -o "$out/$part"
 	) > "$tmp/b4.log" 2>&1 || { cat "$tmp/b4.log" >&2; die "$part: b4 failed"; }

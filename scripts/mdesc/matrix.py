@@ -264,7 +264,9 @@ class Matrix:
             inputs = {"config": cfg.digest(), "arch": cfg.arch,
                       "cc": cache.compiler_id(cfg.compiler()[0]),
                       "base": git("rev-parse", steps[0]["commit"] + "^{tree}"),
-                      "objects": sorted(need), "sparse": bool(self.args.sparse)}
+                      "objects": sorted(need), "sparse": bool(self.args.sparse),
+                      "sparse_bin": cache.compiler_id("sparse") if self.args.sparse else None,
+                      "kcflags": os.environ.get("KCFLAGS", "")}
             hit = cache.get("base-warnings", inputs) if need else None
             if hit:
                 known |= set(hit["record"]["warnings"])

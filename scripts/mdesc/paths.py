@@ -57,7 +57,10 @@ PROG = os.path.basename(sys.argv[0]).removesuffix(".py")
 # The variables whose defaults follow BASE.  Set in the environment, one
 # of them would point two bases at the same tree or results: a run that
 # checks a second base from inside another refuses to (run-tests.sh).
-PER_BASE = ("WORK", "LINUX", "BUILD", "TREE", "RESULTS", "MUTANT", "SERIES", "PATCHES")
+# The last three are worktrees only shell scripts use (check-quilt.sh,
+# make-mail.sh, check-mail.sh), under WORK by default.
+PER_BASE = ("WORK", "LINUX", "BUILD", "TREE", "RESULTS", "MUTANT", "SERIES", "PATCHES",
+            "QTREE", "MAILTREE", "AMTREE")
 
 # What 'scripts/harness paths' prints, as NAME=value lines for shell.
 EXPORTED = {

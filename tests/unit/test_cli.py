@@ -93,8 +93,15 @@ def test_paths_per_base(capsys, monkeypatch):
     assert paths_cmd.main(["--per-base"]) == 0
     names = capsys.readouterr().out.split()
     assert names == list(paths.PER_BASE)
-    assert set(names) <= set(paths.EXPORTED)
-    under_work = {n for n in names if paths.EXPORTED[n].startswith(paths.WORK + "/")}
+    shell_only = {"QTREE", "MAILTREE", "AMTREE"}
+    assert set(names) - shell_only <= set(paths.EXPORTED)
+    for name in shell_only:
+        with open(f"{paths.TOP}/scripts/" + {"QTREE": "check-quilt.sh",
+                                             "MAILTREE": "make-mail.sh",
+                                             "AMTREE": "check-mail.sh"}[name]) as f:
+            assert f"{name}=${{{name}:-$WORK/" in f.read()
+    under_work = {n for n in set(names) - shell_only
+                  if paths.EXPORTED[n].startswith(paths.WORK + "/")}
     assert under_work == {"LINUX", "BUILD", "TREE", "RESULTS", "MUTANT"}
 
 
