@@ -17,7 +17,7 @@ from .errors import HarnessError
 DEFAULT = "6.1"
 
 REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
-OPTIONAL = ("kconfig-gone", "ci-steps", "ci-final", "kunitconfigs")
+OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs")
 
 
 class BaseError(HarnessError):
@@ -35,6 +35,7 @@ class Base:
     patches: str
     work: str
     kconfig_gone: tuple = ()
+    runtime_off: tuple = ()
     ci_steps: tuple = ()
     ci_final: tuple = ()
     kunitconfigs: tuple = ()
@@ -86,14 +87,16 @@ def parse(name, text, origin="<text>"):
     if name == DEFAULT and tier:
         raise BaseError(f"{origin}: the default base runs every check; "
                         f"{', '.join(tier)} would cut it down to a tier")
-    gone = _words(fields.get("kconfig-gone", ""), r"\s+")
-    bad = [g for g in gone if not re.fullmatch(r"CONFIG_\w+", g)]
-    if bad:
-        raise BaseError(f"{origin}: kconfig-gone names no CONFIG_ symbol: {' '.join(bad)}")
+    symbols = {}
+    for key in ("kconfig-gone", "runtime-off"):
+        symbols[key] = _words(fields.get(key, ""), r"\s+")
+        bad = [g for g in symbols[key] if not re.fullmatch(r"CONFIG_\w+", g)]
+        if bad:
+            raise BaseError(f"{origin}: {key} names no CONFIG_ symbol: {' '.join(bad)}")
     return Base(name=name, package=fields["package"], version=fields["version"],
                 tarball=fields["tarball"], sha256=fields["sha256"],
                 series=fields["series"], patches=fields["patches"], work=fields["work"],
-                kconfig_gone=gone,
+                kconfig_gone=symbols["kconfig-gone"], runtime_off=symbols["runtime-off"],
                 ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
                 ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
                 kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"))

@@ -35,7 +35,7 @@ from .diagnostics import first_error
 from .errors import die, log
 from . import kunit
 from .make import ccache_env
-from .paths import BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK
+from .paths import BASE, BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK
 from .proc import run
 from .results import save_boot
 from .worktree import tree_commit
@@ -426,7 +426,12 @@ def main(argv=None):  # spawns kernel builds and QEMU
             # A variant that only changes the command line shares the kernel.
             built_as = name if VARIANTS.get(variant) else base_name
             builddir = os.path.join(BUILD, "runtime", f"{built_as}-{tree}")
-            cfg = Config(path, variant or None, VARIANTS.get(variant, ()), builddir=builddir)
+            # The base's own 'runtime-off' symbols (bases/README) come
+            # last; the default base has none, so its kernels and their
+            # records are as they were.
+            extra = tuple(VARIANTS.get(variant, ())) + tuple(
+                f"# {sym} is not set" for sym in BASE.runtime_off)
+            cfg = Config(path, variant or None, extra, builddir=builddir)
             tag = f"{name} {tree}"
             qemu = shlex.split(cfg.meta["qemu"])[0]
             tests = args.tests or cfg.meta.get("tests", "pt,zram,swap,kselftest")

@@ -19,6 +19,7 @@ series=series-9.9
 patches=patches-9.9
 work=work-9.9
 kconfig-gone=CONFIG_A  CONFIG_B
+runtime-off=CONFIG_SLUB_TINY
 ci-steps=x86_64, s390
 ci-final=x86_64,i386-pae,s390
 kunitconfigs=mm/a.kunitconfig arch/s390/mm/b.kunitconfig
@@ -29,6 +30,7 @@ def test_parse_a_full_description():
     b = bases.parse("9.9", GOOD)
     assert (b.package, b.version, b.work) == ("linux-source-9.9", "9.9.1-1", "work-9.9")
     assert b.kconfig_gone == ("CONFIG_A", "CONFIG_B")
+    assert b.runtime_off == ("CONFIG_SLUB_TINY",)
     assert b.ci_steps == ("x86_64", "s390")
     assert b.ci_final == ("x86_64", "i386-pae", "s390")
     assert b.kunitconfigs == ("mm/a.kunitconfig", "arch/s390/mm/b.kunitconfig")
@@ -45,6 +47,8 @@ def test_parse_a_full_description():
     (lambda t: t + "version=1\n", "'version' given twice"),
     (lambda t: t + "just words\n", "not 'key=value'"),
     (lambda t: t.replace("CONFIG_B", "B"), "kconfig-gone names no CONFIG_ symbol: B"),
+    (lambda t: t.replace("CONFIG_SLUB_TINY", "SLUB_TINY"),
+     "runtime-off names no CONFIG_ symbol: SLUB_TINY"),
 ])
 def test_a_wrong_description_is_named(edit, message):
     with pytest.raises(bases.BaseError, match=message):
@@ -139,3 +143,11 @@ def test_a_second_base_records_its_boots_apart():
                                    capture_output=True, text=True).stdout.strip()
     assert out["6.1"] == os.path.join(paths.TOP, "runtime", "expect")
     assert out["6.12"] == os.path.join(paths.TOP, "runtime", "expect", "6.12")
+
+
+def test_the_real_bases_turn_off_only_what_they_say():
+    """6.1's runtime kernels get nothing added (its boot records keep
+    their key); 6.12's lose SLUB_TINY, which tinyconfig sets there and
+    which KASAN cannot have."""
+    assert bases.load(paths.BASES, "6.1").runtime_off == ()
+    assert bases.load(paths.BASES, "6.12").runtime_off == ("CONFIG_SLUB_TINY",)
