@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The zsmalloc page-use check, on the real mm/zsmalloc.c of the base
 and of the series' head (test_data/zsmalloc/, from a run's tree: the
-base 1168211065ea on 2026-12-04, the head 7a5f8a375351 on 2026-12-06)."""
+base 1168211065ea on 2026-12-04, the head 290ab07d0070 on 2026-12-06)."""
 
 import lzma
 
