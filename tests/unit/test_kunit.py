@@ -117,3 +117,13 @@ def test_report_of_the_uml_run():
     # The same JSON with kunit.py failing: the run fails.
     assert kunit.report("um", data("kunit", "um.json"), 1, 1, "/l")[-1].startswith(
         "FAIL kunit/um: kunit.py exited with 1")
+
+
+def test_an_arch_suite_builds_only_on_its_arch():
+    """6.12's gmap suite lives under arch/s390: on um it would ask for
+    KVM and fail the whole run, so only zsmalloc's is built there."""
+    both = ["arch/s390/mm/.kunitconfig", "mm/zsmalloc.kunitconfig"]
+    assert kunit.for_arch(both, "um") == ["mm/zsmalloc.kunitconfig"]
+    assert kunit.for_arch(both, "x86_64") == ["mm/zsmalloc.kunitconfig"]
+    assert kunit.for_arch(both, "s390") == both
+    assert set(kunit.SRCARCH) == set(kunit.ARCHES)
