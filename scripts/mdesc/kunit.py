@@ -155,7 +155,7 @@ def main(argv=None):  # spawns kunit.py run: kernel builds, QEMU
         relmap = f"-fmacro-prefix-map={os.path.relpath(tree, build)}/="
         mine = for_arch(present, arch)
         for k in sorted(set(present) - set(mine)):
-            print(f"SKIP kunit/{arch}/{k.removesuffix('.kunitconfig')}: "
+            print(f"SKIP kunit/{arch}/{k.removesuffix('.kunitconfig').rstrip('/')}: "
                   f"{k} builds on {k.split('/')[1]} only", flush=True)
         if not mine:
             continue
