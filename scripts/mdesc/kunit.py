@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 import time
 
-from .config import Config
+from .config import SRCARCH, Config
 from .errors import HarnessError, log
 from .make import ccache_env
 from .paths import BASE, BRANCH, BUILD, CONFIGS, RESULTS, WORK
@@ -45,15 +45,12 @@ ARCHES = {
 }
 STATUS = {"PASS": "PASS", "SKIP": "SKIP"}     # kunit_json: PASS, SKIP, ERROR, FAIL
 
-# The source directory of each kunit.py arch under arch/.
-SRCARCH = {"um": "um", "x86_64": "x86", "s390": "s390", "arm": "arm"}
-
 
 def for_arch(kunitconfigs, arch):
     """The suites that can build on ARCH: one under arch/NAME/ (6.12's
     gmap suite, arch/s390/mm/.kunitconfig) only on that arch."""
     return [k for k in kunitconfigs
-            if not k.startswith("arch/") or k.split("/")[1] == SRCARCH[arch]]
+            if not k.startswith("arch/") or k.split("/")[1] == SRCARCH.get(arch, arch)]
 
 
 def cases(doc):

@@ -240,6 +240,7 @@ class Matrix:
         like a cell built now: its verdict never depends on which base
         objects another run happened to build."""
         at_base = False
+        base_tree = git("rev-parse", steps[0]["commit"] + "^{tree}")
         for cfg in usable:
             mine = [c for c in self.cells if c["config"] == cfg.name and "_warnings" in c]
             base_cells = [c for c in mine if c["step"] == 0 and c["kind"] == "objects"]
@@ -263,7 +264,7 @@ class Matrix:
             # (275 s of a 20.7-minute warm make test at e74ed52).
             inputs = {"config": cfg.digest(), "arch": cfg.arch,
                       "cc": cache.compiler_id(cfg.compiler()[0]),
-                      "base": git("rev-parse", steps[0]["commit"] + "^{tree}"),
+                      "base": base_tree,
                       "objects": sorted(need), "sparse": bool(self.args.sparse),
                       "sparse_bin": cache.compiler_id("sparse") if self.args.sparse else None,
                       "kcflags": os.environ.get("KCFLAGS", "")}
