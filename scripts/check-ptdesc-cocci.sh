@@ -5,7 +5,8 @@
 # page, old page-table constructors and raw page-table allocations, with
 # scripts/coccinelle/ptdesc-page-access.cocci.
 #
-# Usage: scripts/check-ptdesc-cocci.sh [-h] COMMIT [--expect-none|--expect-some]
+# Usage: scripts/check-ptdesc-cocci.sh [-h] COMMIT
+#            [--expect-none|--expect-some|--expect-kept|--print-kept]
 #
 # Runs spatch on the files of COMMIT that mention page-table state or
 # page-table allocation (a git grep of arch/, include/, mm/, kernel/),
@@ -13,8 +14,12 @@
 # only in the architectures the series converts ($CONVERTED_ARCHES) and
 # in generic code; alpha, arc, ia64, microblaze, parisc and xtensa keep
 # their own allocators and are not part of the series.  Prints every
-# finding and a count; --expect-none fails on any finding, --expect-some
-# fails on none (the base must show what the check is there to catch).
+# finding and a count; --expect-some fails on none (the base must show
+# what the check is there to catch).  --expect-none fails on any finding
+# but the raw allocations mainline keeps, listed in $KEPT; --expect-kept
+# fails unless the raw allocations at COMMIT are exactly that list (the
+# 6.12 tier checks the list against its base); --print-kept prints them
+# in the list's form.
 set -euo pipefail
 
 # shellcheck source=lib.sh
@@ -23,10 +28,15 @@ maybe_usage "$@"
 require_base
 command -v spatch >/dev/null || die "spatch not found (scripts/install-deps.sh installs coccinelle)"
 
-commit=${1:?usage: check-ptdesc-cocci.sh COMMIT [--expect-none|--expect-some]}
+commit=${1:?usage: check-ptdesc-cocci.sh COMMIT [--expect-none|--expect-some|--expect-kept|--print-kept]}
 expect=${2:-}
+case "$expect" in
+''|--expect-none|--expect-some|--expect-kept|--print-kept) ;;
+*) die "unknown option '$expect' (--expect-none, --expect-some, --expect-kept or --print-kept)" ;;
+esac
 TREE=${TREE:-$WORK/tree}
 COCCI=$TOP/scripts/coccinelle/ptdesc-page-access.cocci
+KEPT=${KEPT:-$TOP/scripts/coccinelle/ptdesc-raw-alloc.kept}
 CONVERTED_ARCHES="powerpc x86 s390 arm arm64 csky hexagon loongarch m68k mips nios2 openrisc riscv sh sparc um"
 
 ensure_worktree "$TREE"
@@ -44,6 +54,46 @@ out=$(cd "$TREE" && spatch --very-quiet --no-includes --include-headers -D repor
 		if ($0 ~ /: alloc: / && p[1] == "arch" && index(conv, " " p[2] " ") == 0) next
 		print
 	}')
+# "path function allocator" of each raw allocation, the form of $KEPT.
+alloc_keys()
+{
+	sed -n 's/^\([^:]*\):[0-9]*: alloc: \(.*\)() in \(.*\)() bypasses.*/\1 \3 \2/p'
+}
+kept=$(grep -v -e '^#' -e '^[[:space:]]*$' "$KEPT" | sort)
+
+case "$expect" in
+--print-kept)
+	printf '%s\n' "$out" | alloc_keys
+	exit 0 ;;
+--expect-kept)
+	found=$(printf '%s\n' "$out" | alloc_keys | sort)
+	if [ "$found" != "$kept" ]; then
+		diff <(printf '%s\n' "$kept") <(printf '%s\n' "$found") |
+			sed -n 's/^< /listed in the kept file, not found: /p; s/^> /found, not in the kept file: /p'
+		log "the raw allocations at $commit differ from $KEPT"
+		exit 1
+	fi
+	log "the $(printf '%s\n' "$found" | grep -c .) raw allocation(s) at $commit are those in $(basename "$KEPT")"
+	exit 0 ;;
+--expect-none)
+	# A finding whose "path function allocator" is one mainline keeps is
+	# listed, and does not count.
+	allowed=$(printf '%s\n' "$out" | awk -v kept="$kept" '
+		BEGIN { n = split(kept, k, "\n"); for (i = 1; i <= n; i++) keep[k[i]] = 1 }
+		/: alloc: / {
+			key = $0
+			sub(/:[0-9]+: alloc: /, " ", key)
+			sub(/\(\) bypasses.*/, "", key)
+			split(key, w, " ")
+			gsub(/\(\)/, "", w[2])
+			if ((w[1] " " w[4] " " w[2]) in keep) print
+		}')
+	if [ -n "$allowed" ]; then
+		printf '%s\n' "$allowed" | sed 's/^/kept as in mainline: /'
+		out=$(printf '%s\n' "$out" | grep -v -x -F -f <(printf '%s\n' "$allowed") || true)
+	fi ;;
+esac
+
 n=$(printf '%s' "$out" | grep -c . || true)
 [ "$n" -eq 0 ] || printf '%s\n' "$out"
 kinds=""

@@ -17,7 +17,8 @@ from .errors import HarnessError
 DEFAULT = "6.1"
 
 REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
-OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs")
+OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs",
+            "kept-allocs")
 
 
 class BaseError(HarnessError):
@@ -39,6 +40,7 @@ class Base:
     ci_steps: tuple = ()
     ci_final: tuple = ()
     kunitconfigs: tuple = ()
+    kept_allocs: str = ""
 
     def exported(self):
         """The pin as the NAME=value pairs the shell scripts read."""
@@ -46,7 +48,8 @@ class Base:
                 "BASE_VERSION": self.version, "BASE_TARBALL": self.tarball,
                 "BASE_SHA256": self.sha256,
                 "BASE_CI_STEPS": ",".join(self.ci_steps),
-                "BASE_CI_FINAL": ",".join(self.ci_final)}
+                "BASE_CI_FINAL": ",".join(self.ci_final),
+                "BASE_KEPT_ALLOCS": self.kept_allocs}
 
 
 def _words(value, sep):
@@ -93,13 +96,17 @@ def parse(name, text, origin="<text>"):
         bad = [g for g in symbols[key] if not re.fullmatch(r"CONFIG_\w+", g)]
         if bad:
             raise BaseError(f"{origin}: {key} names no CONFIG_ symbol: {' '.join(bad)}")
+    kept = fields.get("kept-allocs", "")
+    if kept and (os.path.isabs(kept) or ".." in kept.split("/")):
+        raise BaseError(f"{origin}: kept-allocs must be a path inside the project: {kept}")
     return Base(name=name, package=fields["package"], version=fields["version"],
                 tarball=fields["tarball"], sha256=fields["sha256"],
                 series=fields["series"], patches=fields["patches"], work=fields["work"],
                 kconfig_gone=symbols["kconfig-gone"], runtime_off=symbols["runtime-off"],
                 ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
                 ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
-                kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"))
+                kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"),
+                kept_allocs=kept)
 
 
 def main(argv=None):

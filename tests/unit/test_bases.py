@@ -23,6 +23,7 @@ runtime-off=CONFIG_SLUB_TINY
 ci-steps=x86_64, s390
 ci-final=x86_64,i386-pae,s390
 kunitconfigs=mm/a.kunitconfig arch/s390/mm/b.kunitconfig
+kept-allocs=scripts/kept.list
 """ % ("ab" * 32)
 
 
@@ -36,6 +37,7 @@ def test_parse_a_full_description():
     assert b.kunitconfigs == ("mm/a.kunitconfig", "arch/s390/mm/b.kunitconfig")
     assert b.exported()["BASE_SHA256"] == "ab" * 32
     assert b.exported()["BASE_CI_STEPS"] == "x86_64,s390"
+    assert b.exported()["BASE_KEPT_ALLOCS"] == "scripts/kept.list"
 
 
 @pytest.mark.parametrize("edit,message", [
@@ -49,6 +51,10 @@ def test_parse_a_full_description():
     (lambda t: t.replace("CONFIG_B", "B"), "kconfig-gone names no CONFIG_ symbol: B"),
     (lambda t: t.replace("CONFIG_SLUB_TINY", "SLUB_TINY"),
      "runtime-off names no CONFIG_ symbol: SLUB_TINY"),
+    (lambda t: t.replace("=scripts/kept.list", "=/tmp/kept.list"),
+     "kept-allocs must be a path inside the project"),
+    (lambda t: t.replace("=scripts/kept.list", "=../kept.list"),
+     "kept-allocs must be a path inside the project"),
 ])
 def test_a_wrong_description_is_named(edit, message):
     with pytest.raises(bases.BaseError, match=message):
@@ -79,6 +85,9 @@ def test_the_repository_describes_both_bases():
     assert new.version == "6.12.118-1~deb12u1"
     assert old.kunitconfigs == ("mm/ptdesc.kunitconfig", "mm/zsmalloc.kunitconfig")
     assert old.ci_steps == () and new.ci_steps == ("x86_64", "i386-pae", "s390")
+    # The list of raw allocations mainline keeps is measured on 6.12.
+    assert old.kept_allocs == ""
+    assert os.path.isfile(os.path.join(paths.TOP, new.kept_allocs))
 
 
 def test_an_unknown_base_names_the_known_ones(tmp_path):
