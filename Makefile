@@ -77,8 +77,9 @@ bloat: apply ## code size and hot-path code, base against series on five configs
 	$(HARNESS) bloat -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
 	$(HARNESS) bloat-per-patch -j$(JOBS) --config x86_64
 
-bench: apply ## run time of the series against the base, booted A B A B (x86_64)
-	$(HARNESS) bench -j$(JOBS)
+# BENCH_ARGS=--quick: x86_64 only, three rounds.
+bench: apply ## run time of series against base in instructions (-icount), with controls
+	$(HARNESS) bench -j$(JOBS) $(BENCH_ARGS)
 
 distcc: apply ## the matrix through two loopback distccd helpers, and 1 against 2 timed
 	$(HARNESS) distcc

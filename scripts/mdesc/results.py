@@ -233,6 +233,70 @@ def boot_lines(boots):
     return out
 
 
+def bench_markdown(reports):
+    """RESULTS/bench/bench.md: per config, the controls' verdict and the
+    series/base time ratios (scripts/mdesc/bench.py)."""
+    out = ["# Run time, counted in instructions: series / base", "",
+           "Guest time under QEMU's -icount on one vCPU: one nanosecond per "
+           "instruction at shift 0. Instruction counts see no cache, TLB or "
+           "branch-predictor effects, and weigh every instruction the same.", ""]
+    for r in reports:
+        m = r["method"]
+        k = r["kernels"]
+        out += [f"## {r['config']}", "",
+                "Kernels: " + ", ".join(f"{kind} {c[:12]}" for kind, c in k.items()) +
+                f"; {r['rounds']} rounds, interleaved; {r['seconds']} s of boots.",
+                f"QEMU: `{r['qemu']}`; kernel command line: `{r['append'] or '(nothing added)'}`"
+                + (f"; {r['rebooted']} boot(s) repeated for their clock." if r["rebooted"]
+                   else "."), ""]
+        if "layout" in m:
+            worst = max(m["layout"]["ratios"].items(), key=lambda kv: abs(kv[1]["median"] - 1))
+            out.append(f"- Layout control ({r['shift']} bytes of padding in init/main.o): "
+                       f"{'holds' if m['layout']['ok'] else 'FAILS'}; the furthest median "
+                       f"from 1 is {worst[0]}'s, {worst[1]['median']:.4f} "
+                       f"(tolerance {m['layout']['tolerance']}).")
+        if "positive" in m:
+            p = m["positive"]
+            off = (p["measured_ns"] - p["expected_ns"]) / p["expected_ns"]
+            out.append(f"- Positive control (`{r['control_loop']['statement']}` in "
+                       f"vm_mmap_pgoff()): {p['benchmark']} expected +{p['expected_ns']:,} ns "
+                       f"per operation, measured {p['measured_ns']:+,.0f} ns ({off:+.1%}; "
+                       f"tolerance {p['tolerance']:.0%}): "
+                       f"{'holds' if p['ok'] else 'FAILS'}.")
+        out.append("- " + ("The method holds: the ratios below count." if m["ok"] else
+                           f"No ratios for this config: {m['why']}."))
+        out.append("")
+        head = "| benchmark | base ns per unit | series |"
+        if m["ok"]:
+            head += " series/base min | median | max | goal |"
+        for kind in ("layout", "positive"):
+            if kind in r["per_op"]:
+                head += f" {kind}/base median |"
+        out += [head, "|---" * (head.count("|") - 1) + "|"]
+        for name, b in r["benchmarks"].items():
+            row = (f"| {name} (ns per {r['units'][name]}) | {b['base']['median']:,.1f} | "
+                   f"{b['series']['median']:,.1f} |")
+            if m["ok"]:
+                q = r["ratios"][name]
+                met = "met" if q["met"] else f"**missed by {q['median'] - q['goal']:.4f}**"
+                row += (f" {q['min']:.4f} | **{q['median']:.4f}** | {q['max']:.4f} | "
+                        f"{met} (<= {q['goal']}) |")
+            for kind in ("layout", "positive"):
+                if kind in r["per_op"]:
+                    row += f" {b[kind]['median'] / b['base']['median']:.4f} |"
+            out.append(row)
+        out.append("")
+    return "\n".join(out)
+
+
+def save_bench(directory, reports):
+    """bench.json and bench.md in DIRECTORY; returns bench.md's path."""
+    write_json(os.path.join(directory, "bench.json"), reports)
+    md = os.path.join(directory, "bench.md")
+    write_text(md, bench_markdown(reports))
+    return md
+
+
 def main(argv=None):
     """harness lines matrix|boot FILE, or harness lines cell FILE CONFIG
     STEP [KIND] (the status and reason of one cell, or MISSING)."""
