@@ -48,7 +48,9 @@ run()
 	local rc=$?
 	set -e
 	t1=$(date +%s)
-	read -r wall user sys <"$times"
+	# GNU time writes "Command exited with non-zero status N" first
+	# when the target failed: the times are its last line.
+	read -r wall user sys < <(tail -n 1 "$times")
 	printf '%-11s %6.1f min wall, %6.1f CPU-min (user %.1f, system %.1f), exit %d: %s\n' \
 		"$name" "$(bc -l <<<"($t1 - $t0) / 60")" "$(bc -l <<<"($user + $sys) / 60")" \
 		"$(bc -l <<<"$user / 60")" "$(bc -l <<<"$sys / 60")" "$rc" \

@@ -43,7 +43,8 @@ def _dir_lists(cfg, directory, env, cache):  # spawns make (Makefile.build)
         # the directory's kbuild file through it) and -I the source tree
         # (some kbuild files include others by a path relative to it,
         # such as arch/mips's Kbuild.platforms).
-        p = run(["make", "-s", "-I", TREE, "-f", os.path.join(TREE, "scripts/Makefile.build"),
+        p = run(["make", "-s", "--no-print-directory", "-I", TREE,
+                 "-f", os.path.join(TREE, "scripts/Makefile.build"),
                  f"BITS={bits}", f"MMUEXT={mmuext}",
                  "-f", mk, f"srctree={TREE}", f"VPATH={TREE}", f"obj={directory}",
                  f"SRCARCH={cfg.srcarch}", f"ARCH={cfg.arch}",
