@@ -52,14 +52,15 @@ def test_icount_qemu_refuses_a_second_icount():
 
 
 @pytest.mark.parametrize("name,shift,want", [
-    ("x86_64", 0, "tsc=reliable tsc_early_khz=1000000"),
-    ("i386", 0, "tsc=reliable tsc_early_khz=1000000"),
-    ("x86_64", 2, "tsc=reliable tsc_early_khz=250000"),   # 4 ns an instruction
-    ("arm64", 0, ""),                                     # not x86: no TSC options
-    ("s390x", 0, ""),
+    ("x86_64", 0, "norandmaps nokaslr tsc=reliable tsc_early_khz=1000000"),
+    ("i386", 0, "norandmaps nokaslr tsc=reliable tsc_early_khz=1000000"),
+    # 4 ns an instruction
+    ("x86_64", 2, "norandmaps nokaslr tsc=reliable tsc_early_khz=250000"),
+    ("arm64", 0, "norandmaps nokaslr"),               # not x86: no TSC options
+    ("s390x", 0, "norandmaps nokaslr"),
 ])
-def test_clock_append(tmp_path, name, shift, want):
-    assert bench.clock_append(runtime_config(name, tmp_path), shift) == want
+def test_bench_append(tmp_path, name, shift, want):
+    assert bench.bench_append(runtime_config(name, tmp_path), shift) == want
 
 
 # ------------------------------------------------------ control kernels
