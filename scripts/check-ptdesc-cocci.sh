@@ -41,19 +41,31 @@ CONVERTED_ARCHES="powerpc x86 s390 arm arm64 csky hexagon loongarch m68k mips ni
 
 ensure_worktree "$TREE"
 require_clean "$TREE"
-git -C "$TREE" checkout -q --detach "$commit"
 
-mapfile -t files < <(git -C "$TREE" grep -l -E \
-	'pt_frag_refcount|pt_mm|pmd_huge_pte|ptl\b|pt_share_count|pgtable_p[tm][ed]_page_[cd]tor|_alloc_one|pgd_alloc|crst_table_alloc|page_table_alloc' \
-	-- arch include mm kernel | grep -E '\.(c|h)$')
-log "spatch on ${#files[@]} files at $(git -C "$TREE" rev-parse --short HEAD)"
-out=$(cd "$TREE" && spatch --very-quiet --no-includes --include-headers -D report \
-	-j "${JOBS:-2}" --sp-file "$COCCI" "${files[@]}" 2>/dev/null | sort -t: -k1,1 -k2,2n -u |
-	awk -v conv=" $CONVERTED_ARCHES " '{
-		split($1, p, "/")
-		if ($0 ~ /: alloc: / && p[1] == "arch" && index(conv, " " p[2] " ") == 0) next
-		print
-	}')
+# The findings are those of a tree, the semantic patch, spatch and this
+# script: kept by content (a cached tree needs no checkout, and spatch
+# took 30 s a tree in a warm 'make test').
+tree=$(git -C "$LINUX" rev-parse "$commit^{tree}")
+key=$({ echo "$tree"; sha256sum <"$COCCI"; spatch --version | head -n 1; sha256sum <"$0"; } |
+	sha256sum | cut -c1-64)
+if out=$(cache_get spatch "$key"); then
+	log "spatch at $commit: cached, tree ${tree:0:12} (NO_CACHE=1 runs it)"
+else
+	git -C "$TREE" checkout -q --detach "$commit"
+	mapfile -t files < <(git -C "$TREE" grep -l -E \
+		'pt_frag_refcount|pt_mm|pmd_huge_pte|ptl\b|pt_share_count|pgtable_p[tm][ed]_page_[cd]tor|_alloc_one|pgd_alloc|crst_table_alloc|page_table_alloc' \
+		-- arch include mm kernel | grep -E '\.(c|h)$')
+	log "spatch on ${#files[@]} files at $(git -C "$TREE" rev-parse --short HEAD)"
+	out=$(cd "$TREE" && spatch --very-quiet --no-includes --include-headers -D report \
+		-j "${JOBS:-2}" --sp-file "$COCCI" "${files[@]}" 2>/dev/null | sort -t: -k1,1 -k2,2n -u |
+		awk -v conv=" $CONVERTED_ARCHES " '{
+			split($1, p, "/")
+			if ($0 ~ /: alloc: / && p[1] == "arch" && index(conv, " " p[2] " ") == 0) next
+			print
+		}')
+	# An empty output is stored too: "no finding" is a result.
+	printf '%s' "$out" | cache_put spatch "$key"
+fi
 # "path function allocator" of each raw allocation, the form of $KEPT.
 alloc_keys()
 {

@@ -56,6 +56,32 @@ git_linux()
 		    -c advice.detachedHead=false "$@"
 }
 
+# Outputs of the text-only checks cached by content, as the package
+# caches a compile cell's verdict (scripts/mdesc/cache.py), under
+# $VERDICT_CACHE/KIND/KEY.  KEY is the sha256 of everything that decides
+# the output (the caller's inputs and the caller itself); only what a
+# check passed with is stored.  NO_CACHE=1 turns both off.
+# cache_get KIND KEY: print the stored output; fails on a miss.
+cache_get()
+{
+	[ -z "${NO_CACHE:-}" ] && [ -f "$VERDICT_CACHE/$1/$2" ] && cat "$VERDICT_CACHE/$1/$2"
+}
+
+# cache_put KIND KEY: store stdin (whole or not at all).
+cache_put()
+{
+	local d=$VERDICT_CACHE/$1 tmp
+	if [ -n "${NO_CACHE:-}" ]; then
+		cat >/dev/null
+		return 0
+	fi
+	if ! { mkdir -p "$d" && tmp=$(mktemp "$d/.$2.XXXXXX") && cat >"$tmp" &&
+		mv -f "$tmp" "$d/$2"; }; then
+		rm -f "${tmp:-}"
+		warn "verdict cache $d not written; the next run checks again"
+	fi
+}
+
 require_base()
 {
 	git -C "$LINUX" rev-parse -q --verify "refs/tags/$BASE_TAG" >/dev/null 2>&1 ||

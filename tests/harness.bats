@@ -161,6 +161,29 @@ pin()
 	grep -q "trailing comment" "$SERIES"
 }
 
+@test "a checkpatch pass is reused for the same patch only, and a failure never" {
+	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
+	make_series "$BATS_TEST_TMPDIR/s" "$a"
+	unset NO_CACHE
+	export VERDICT_CACHE=$BATS_TEST_TMPDIR/verdicts
+	run "$TOP/scripts/check-patches.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" != *cached* ]]
+	run "$TOP/scripts/check-patches.sh"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PASS checkpatch/test/0001-"*": cached ("* ]]
+	# The same patch with a line checkpatch rejects: judged again, and
+	# its failure is not stored.
+	sed -i 's|^+/\* harness test one \*/|+/* harness test one */ \t|' "$PATCHES"/test/0001-*.patch
+	run "$TOP/scripts/check-patches.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"FAIL checkpatch/test/0001-"* ]]
+	run "$TOP/scripts/check-patches.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" != *cached* ]]
+	[ "$(find "$VERDICT_CACHE/checkpatch" -type f | wc -l)" -eq 1 ]
+}
+
 @test "mail: b4 prepares a part, reads it back, and a mangled patch or a lost message fails" {
 	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
 	b=$(commit_edit "$a" kernel/fork.c '1a\/* harness test two */' "fork: second test change")

@@ -23,11 +23,10 @@ import os
 import shutil
 
 from . import results
+from .paths import VERDICTS
 from .errors import warn
 
-ROOT = os.environ.get("VERDICT_CACHE", os.path.join(
-    os.environ.get("XDG_CACHE_HOME", os.path.expanduser("~/.cache")),
-    "ptdesc-series", "verdicts"))
+ROOT = VERDICTS
 
 # The modules whose code decides each kind of verdict: what builds the
 # cell or the probe, and what judges its output.  A change to any other

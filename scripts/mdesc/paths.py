@@ -48,6 +48,11 @@ MUTANT = _env("MUTANT", os.path.join(WORK, "mutant"))
 SERIES = _env("SERIES", os.path.join(TOP, BASE.series))
 PATCHES = _env("PATCHES", os.path.join(TOP, BASE.patches))
 CONFIGS = _env("CONFIGS", os.path.join(TOP, "configs"))
+# The verdict cache (cache.py; lib.sh's cache_get/cache_put for the
+# shell checks): beside ccache's, outside every clone, shared by bases.
+VERDICTS = _env("VERDICT_CACHE", os.path.join(
+    os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"),
+    "ptdesc-series", "verdicts"))
 BRANCH = os.environ.get("SERIES_BRANCH", "series")
 BASE_TAG = "base"
 LLVM_BIN = "/usr/lib/llvm-14/bin"
@@ -68,6 +73,7 @@ EXPORTED = {
     "RESULTS": RESULTS, "MUTANT": MUTANT, "SERIES": SERIES,
     "PATCHES": PATCHES, "CONFIGS": CONFIGS, "SERIES_BRANCH": BRANCH,
     "BASE_TAG": BASE_TAG, "BASES": BASES, "BASE_DEFAULT": bases.DEFAULT,
+    "VERDICT_CACHE": VERDICTS,
     **BASE.exported(),
 }
 

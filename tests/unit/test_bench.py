@@ -129,7 +129,8 @@ def test_skipped_benchmarks_are_read_with_their_reason(tmp_path):
     logf = edit(tmp_path, ["RT-TEST: bench",
                            "RT-BENCH: pte-fault 21034.5 ns/table (256 in 0.005385 s)",
                            "RT-BENCH-SKIP: thp-split kernel without THP",
-                           "RT-BENCH-SKIP: hugetlb-share no PMD-sized huge pages under a PMD table\r",
+                           "RT-BENCH-SKIP: hugetlb-share no PMD-sized huge pages "
+                           "under a PMD table\r",
                            "RT-DONE"])
     assert bench.skipped(logf) == {
         "thp-split": "kernel without THP",
