@@ -267,6 +267,25 @@ def analyse(runs, expected_ns, goal, layout_tol, positive_tol):
 
 # ---------------------------------------------------------------- runs
 
+def load_reports(path):
+    """The sections of an earlier bench.json, or none."""
+    try:
+        with open(path) as f:
+            reports = json.load(f)
+    except (OSError, ValueError):
+        return []
+    return reports if isinstance(reports, list) else []
+
+
+def merge_report(reports, report):
+    """REPORTS with REPORT in place of the section of its config, or
+    after them."""
+    out = [r for r in reports if r.get("config") != report["config"]]
+    at = next((i for i, r in enumerate(reports) if r.get("config") == report["config"]),
+              len(out))
+    return out[:at] + [report] + out[at:]
+
+
 def with_init(spec, init):
     """The lines of a gen_init_cpio list with INIT as /init."""
     out = [ln for ln in spec.splitlines() if not ln.startswith("file /init ")]
@@ -421,9 +440,11 @@ def main(argv=None):  # spawns make and QEMU
     loops = load_loops()
     env = ccache_env()
     os.makedirs(OUT, exist_ok=True)
-    reports = []
+    # A run of some configs replaces their sections of the last report
+    # and keeps the others (each section names its kernels).
+    reports = load_reports(os.path.join(OUT, "bench.json"))
     for config in configs:
-        reports.append(run_config(config, args, env, loops))
+        reports = merge_report(reports, run_config(config, args, env, loops))
         md = save_bench(OUT, reports)
         log(f"{config}: {reports[-1]['method']['why'] or 'method proven'}; report: "
             f"{os.path.relpath(md, TOP)}")

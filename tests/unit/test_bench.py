@@ -10,6 +10,7 @@ test (test_boot.py says which runs); the others are derived from the
 first at test time, as each test's comment says.
 """
 
+import json
 import os
 import re
 import shutil
@@ -17,7 +18,7 @@ import subprocess
 
 import pytest
 
-from mdesc import bench, boot
+from mdesc import bench, boot, results
 from mdesc.config import Config
 from mdesc.paths import CONFIGS
 
@@ -314,3 +315,52 @@ def test_without_controls_there_are_no_ratios():
     assert out["method"]["why"] == "no layout control (--shift 0); no positive control " \
         "(--no-positive)"
     assert "ratios" not in out
+
+
+# ------------------------------------------------ the report of a real run
+
+# test_data/bench/bench-x86_64.{json,md}: 'harness bench --quick' at
+# 518a798+8d431b2 (base 1168211065ea, series 290ab07d0070), as written.
+REAL = data("bench", "bench-x86_64.json")
+
+
+def real_report():
+    with open(REAL) as f:
+        return json.load(f)
+
+
+def test_the_real_runs_verdicts_follow_from_its_times():
+    (r,) = real_report()
+    again = bench.analyse(r["per_op"], r["control_loop"]["instructions"], 1.005, 0.005, 0.10)
+    assert again["method"] == r["method"] and again["ratios"] == r["ratios"]
+    # Every round of a kernel counted the same instructions.
+    for kind, rounds in r["per_op"].items():
+        assert all(x == rounds[0] for x in rounds), kind
+    assert r["method"]["positive"]["measured_ns"] == pytest.approx(2078.3, abs=0.1)
+
+
+def test_the_markdown_of_the_real_run_is_what_it_wrote():
+    with open(data("bench", "bench-x86_64.md")) as f:
+        assert results.bench_markdown(real_report()) == f.read()
+
+
+def test_a_run_that_fails_its_method_shows_no_ratios():
+    (r,) = real_report()
+    r.update(bench.analyse(r["per_op"], 4000, 1.005, 0.005, 0.10))
+    md = results.bench_markdown([r])
+    assert "FAILS" in md and "No ratios for this config: the positive control added 2078 ns" in md
+    assert "series/base min" not in md
+
+
+def test_a_run_of_one_config_replaces_its_section_only(tmp_path):
+    (x86,) = real_report()
+    arm = dict(x86, config="arm64+bench")
+    assert bench.load_reports(str(tmp_path / "none.json")) == []
+    reports = bench.merge_report([x86, arm], dict(x86, rounds=5))
+    assert [(r["config"], r["rounds"]) for r in reports] == \
+        [("x86_64+bench", 5), ("arm64+bench", 3)]
+    assert [r["config"] for r in bench.merge_report([x86], arm)] == \
+        ["x86_64+bench", "arm64+bench"]
+    md = results.save_bench(str(tmp_path), reports)
+    assert bench.load_reports(str(tmp_path / "bench.json")) == reports
+    assert open(md).read().count("## ") == 2
