@@ -76,7 +76,7 @@ for e in "${entries[@]}"; do
 	ignore=$(allowed_types "$e")
 	key=$({ printf '%s\n' "$checker" "ignore=$ignore"; cat "$f"; } | sha256sum | cut -c1-64)
 	if out=$(cache_get checkpatch "$key"); then
-		pass "checkpatch/$e: cached (${out:-passed before})"
+		pass "checkpatch/$e: cached, ${out:-passed before}"
 		continue
 	fi
 	out=$(cd "$LINUX" && perl scripts/checkpatch.pl --strict --no-color \

@@ -171,7 +171,7 @@ pin()
 	[[ "$output" != *cached* ]]
 	run "$TOP/scripts/check-patches.sh"
 	[ "$status" -eq 0 ]
-	[[ "$output" == *"PASS checkpatch/test/0001-"*": cached ("* ]]
+	[[ "$output" == *"PASS checkpatch/test/0001-"*": cached, passed on "* ]]
 	# The same patch with a line checkpatch rejects: judged again, and
 	# its failure is not stored.
 	sed -i 's|^+/\* harness test one \*/|+/* harness test one */ \t|' "$PATCHES"/test/0001-*.patch
