@@ -34,6 +34,10 @@ case "$expect" in
 ''|--expect-none|--expect-some|--expect-kept|--print-kept) ;;
 *) die "unknown option '$expect' (--expect-none, --expect-some, --expect-kept or --print-kept)" ;;
 esac
+# --print-kept writes the list's lines alone on stdout, the log on stderr.
+if [ "$expect" = --print-kept ]; then
+	exec 3>&1 1>&2
+fi
 TREE=${TREE:-$WORK/tree}
 COCCI=$TOP/scripts/coccinelle/ptdesc-page-access.cocci
 KEPT=${KEPT:-$TOP/scripts/coccinelle/ptdesc-raw-alloc.kept}
@@ -66,19 +70,20 @@ else
 	# An empty output is stored too: "no finding" is a result.
 	printf '%s' "$out" | cache_put spatch "$key"
 fi
-# "path function allocator" of each raw allocation, the form of $KEPT.
-alloc_keys()
+# Each raw allocation as "path function allocator<TAB>finding": the key
+# is the form of $KEPT, one parser for every mode below.
+keyed_allocs()
 {
-	sed -n 's/^\([^:]*\):[0-9]*: alloc: \(.*\)() in \(.*\)() bypasses.*/\1 \3 \2/p'
+	sed -n 's/^\(\([^:]*\):[0-9]*: alloc: \(.*\)() in \(.*\)() bypasses.*\)/\2 \4 \3\t\1/p'
 }
 kept=$(grep -v -e '^#' -e '^[[:space:]]*$' "$KEPT" | sort)
 
 case "$expect" in
 --print-kept)
-	printf '%s\n' "$out" | alloc_keys
+	printf '%s\n' "$out" | keyed_allocs | cut -f1 >&3
 	exit 0 ;;
 --expect-kept)
-	found=$(printf '%s\n' "$out" | alloc_keys | sort)
+	found=$(printf '%s\n' "$out" | keyed_allocs | cut -f1 | sort)
 	if [ "$found" != "$kept" ]; then
 		diff <(printf '%s\n' "$kept") <(printf '%s\n' "$found") |
 			sed -n 's/^< /listed in the kept file, not found: /p; s/^> /found, not in the kept file: /p'
@@ -90,16 +95,9 @@ case "$expect" in
 --expect-none)
 	# A finding whose "path function allocator" is one mainline keeps is
 	# listed, and does not count.
-	allowed=$(printf '%s\n' "$out" | awk -v kept="$kept" '
+	allowed=$(printf '%s\n' "$out" | keyed_allocs | awk -F'\t' -v kept="$kept" '
 		BEGIN { n = split(kept, k, "\n"); for (i = 1; i <= n; i++) keep[k[i]] = 1 }
-		/: alloc: / {
-			key = $0
-			sub(/:[0-9]+: alloc: /, " ", key)
-			sub(/\(\) bypasses.*/, "", key)
-			split(key, w, " ")
-			gsub(/\(\)/, "", w[2])
-			if ((w[1] " " w[4] " " w[2]) in keep) print
-		}')
+		$1 in keep { print $2 }')
 	if [ -n "$allowed" ]; then
 		printf '%s\n' "$allowed" | sed 's/^/kept as in mainline: /'
 		out=$(printf '%s\n' "$out" | grep -v -x -F -f <(printf '%s\n' "$allowed") || true)

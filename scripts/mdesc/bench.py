@@ -72,7 +72,6 @@ ICOUNT_SHIFT = 0
 # The benchmark the positive control's loop runs in once per operation.
 POSITIVE_BENCH = "mmap-fault-munmap"
 CONFIGS = ("x86_64", "arm64", "s390x", "ppc64le")
-KINDS = ("base", "series", "layout", "positive")
 
 
 class BenchError(HarnessError):
