@@ -35,13 +35,18 @@ def runtime_config(name, tmp_path):
 
 # ------------------------------------------------------------ the guest
 
+FIXED = "-seed 1 -rtc base=2026-01-01T00:00:00,clock=vm"
+
+
 @pytest.mark.parametrize("name,want", [
-    ("x86_64", "qemu-system-x86_64 -m 1536 -smp 1 -icount shift=0,sleep=off"),
+    ("x86_64", "qemu-system-x86_64 -m 1536 -smp 1 -icount shift=0,sleep=off " + FIXED),
     ("arm64", "qemu-system-aarch64 -machine virt -cpu cortex-a57 -m 1536 "
-     "-smp 1 -icount shift=0,sleep=off"),
+     "-smp 1 -icount shift=0,sleep=off " + FIXED),
+    ("s390x", "qemu-system-s390x -machine s390-ccw-virtio -cpu max -m 1536 "
+     "-smp 1 -icount shift=0,sleep=off " + FIXED),
     # m68k's runtime config gives no -smp: one is added all the same.
     ("m68k", "qemu-system-m68k -machine virt -cpu m68040 -m 1G -smp 1 "
-     "-icount shift=0,sleep=off"),
+     "-icount shift=0,sleep=off " + FIXED),
 ])
 def test_icount_qemu_from_the_runtime_configs(tmp_path, name, want):
     assert bench.icount_qemu(runtime_config(name, tmp_path).meta["qemu"]) == want
@@ -50,6 +55,12 @@ def test_icount_qemu_from_the_runtime_configs(tmp_path, name, want):
 def test_icount_qemu_refuses_a_second_icount():
     with pytest.raises(bench.BenchError, match="already sets -icount"):
         bench.icount_qemu("qemu-system-x86_64 -icount 3")
+
+
+@pytest.mark.parametrize("opt", ["-seed 7", "-rtc base=utc"])
+def test_icount_qemu_refuses_what_it_sets(opt):
+    with pytest.raises(bench.BenchError, match="already sets " + opt.split()[0]):
+        bench.icount_qemu("qemu-system-s390x " + opt)
 
 
 @pytest.mark.parametrize("name,shift,want", [
