@@ -489,6 +489,8 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 secs, status = boot(cfg, image, cpio, tests, args.timeout, logf, append)
                 cell["seconds"] = round(secs, 1)
                 judge(cell, logf, status, tree)
+                if any(v == "SKIP" for v in cell["kunit"].values()):
+                    cell["kunit_skips"] = kunit.skip_reasons(logf)
                 if key:
                     record(name, tag, key, cell, cfg)
             elif "verdict" not in cell:

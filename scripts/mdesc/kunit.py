@@ -20,6 +20,7 @@ A suite file missing from the series is a SKIP with the reason.
 import argparse
 import json
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -65,6 +66,27 @@ def cases(doc):
         for g in group.get("sub_groups", []):
             walk(g, g["name"] if suite is None else f"{suite}/{g['name']}")
     walk(doc, None)
+    return out
+
+
+# A KTAP result line with a skip directive ("ok 4 name # SKIP reason"),
+# in a console (with its timestamp) or in kunit.py's raw test.log.
+KTAP_SKIP = re.compile(r"\bok \d+ (?:- )?(\S+) # SKIP\s*(.*?)\s*$")
+
+
+def skip_reasons(path):
+    """{case: reason} of the cases a KTAP log says skipped themselves,
+    with the reason they gave (kunit.py's JSON has none); empty if the
+    log cannot be read."""
+    out = {}
+    try:
+        with open(path, errors="replace") as f:
+            for line in f:
+                m = KTAP_SKIP.search(line)
+                if m and m.group(2):
+                    out[m.group(1)] = m.group(2)
+    except OSError:
+        pass
     return out
 
 
@@ -170,24 +192,28 @@ def main(argv=None):  # spawns kunit.py run: kernel builds, QEMU
             p = subprocess.run(["./tools/testing/kunit/kunit.py", "run", f"--json={jsonf}",
                                 *kargs], cwd=tree, env=env, stdout=f,
                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        out = report(arch, jsonf, p.returncode, time.time() - t0, logf)
+        out = report(arch, jsonf, p.returncode, time.time() - t0, logf,
+                     os.path.join(build, "test.log"))
         for line in out:
             print(line, flush=True)
         failed |= any(line.startswith("FAIL ") for line in out)
     return int(failed)
 
 
-def report(arch, jsonf, returncode, seconds, logf):
+def report(arch, jsonf, returncode, seconds, logf, ktap=None):
     """The result lines of one kunit.py run: a line per case, from the
-    JSON it wrote, and one for the run.  A run that wrote no JSON, or
-    no case, fails whatever its exit status."""
+    JSON it wrote, and one for the run.  A skipped case gives the reason
+    it printed in KTAP (the raw log KTAP, kunit.py's test.log).  A run
+    that wrote no JSON, or no case, fails whatever its exit status."""
     try:
         with open(jsonf) as f:
             res = cases(json.load(f))
     except (OSError, ValueError):
         res = {}
+    why = skip_reasons(ktap) if ktap else {}
     out = [f"{status} kunit/{arch}/{name}" +
-           (": skipped by the test (see log)" if status == "SKIP" else "")
+           (": " + why.get(name.rsplit("/", 1)[-1], "skipped by the test (see log)")
+            if status == "SKIP" else "")
            for name, status in res.items()]
     counts = {s: sum(v == s for v in res.values()) for s in ("PASS", "FAIL", "SKIP")}
     what = (f"{len(res)} cases: {counts['PASS']} passed, {counts['FAIL']} failed, "

@@ -228,8 +228,10 @@ def boot_lines(boots):
                         (b.get("reason") or "booted, every check verified") + took))
         for k, (v, d) in sorted(b.get("checks", {}).items()):
             out.append(Line(Status(v), f"{name}/{k}", d))
+        why = b.get("kunit_skips", {})
         for k, v in b.get("kunit", {}).items():
-            out.append(Line(Status(v), f"{name}/kunit/{k}"))
+            out.append(Line(Status(v), f"{name}/kunit/{k}",
+                            why.get(k.rsplit("/", 1)[-1], "") if v == "SKIP" else ""))
     return out
 
 

@@ -119,6 +119,39 @@ def test_report_of_the_uml_run():
         "FAIL kunit/um: kunit.py exited with 1")
 
 
+def test_skip_reasons_of_kunit_py_raw_log():
+    """The KTAP lines of kunit.py's test.log of the UML run at
+    188ec4327189: the three cases that skip themselves, with the
+    reasons they printed; kunit.py's JSON has none."""
+    assert kunit.skip_reasons(data("kunit", "um-test.log")) == {
+        "ptdesc_test_ptlock": "no split PTE locks in this configuration",
+        "ptdesc_test_pmd_ptdesc": "no split PMD locks in this configuration",
+        "ptdesc_test_ctor_ptlock_fails": "no split PTE locks in this configuration"}
+
+
+def test_skip_reasons_of_a_console():
+    """The KTAP lines, timestamps and all, of the series console of the
+    make test run of 39629cf: the two fault-injection cases skip in the
+    runtime kernel, which has no fault injection."""
+    assert kunit.skip_reasons(data("kunit", "x86_64-series-console.log")) == {
+        "ptdesc_test_ctor_ptlock_fails":
+            "needs CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS",
+        "zs_test_alloc_fails": "needs CONFIG_FAIL_PAGE_ALLOC and CONFIG_FAULT_INJECTION_DEBUG_FS"}
+
+
+def test_skip_reasons_of_no_log(tmp_path):
+    assert kunit.skip_reasons(str(tmp_path / "none.log")) == {}
+
+
+def test_report_gives_the_reason_a_case_skipped(tmp_path):
+    j = tmp_path / "um.json"
+    j.write_text(json.dumps(DOC))
+    ktap = tmp_path / "test.log"
+    ktap.write_text("    ok 2 split_lock # SKIP no split PTE locks\n")
+    out = kunit.report("um", str(j), 1, 12.3, "/l", str(ktap))
+    assert out[1] == "SKIP kunit/um/ptdesc/split_lock: no split PTE locks"
+
+
 def test_an_arch_suite_builds_only_on_its_arch():
     """6.12's gmap suite lives under arch/s390: on um it would ask for
     KVM and fail the whole run, so only zsmalloc's is built there."""

@@ -179,6 +179,23 @@ def test_boot_lines():
     ]
 
 
+def test_a_kunit_case_skipped_at_boot_gives_its_reason():
+    """The KTAP reason boot.py keeps in 'kunit_skips' (case name ->
+    reason, from the console), on the SKIP line of that case only."""
+    boot = {"config": "x86_64", "tree": "series", "verdict": "PASS", "seconds": 308,
+            "kunit": {"ptdesc/ptdesc_test_ptlock": "PASS",
+                      "ptdesc/ptdesc_test_ctor_ptlock_fails": "SKIP",
+                      "zsmalloc/zs_test_alloc_fails": "SKIP"},
+            "kunit_skips": {"ptdesc_test_ctor_ptlock_fails": "needs CONFIG_FAILSLAB"}}
+    assert [str(ln) for ln in results.boot_lines([boot])][1:] == [
+        "PASS boot/x86_64/series/kunit/ptdesc/ptdesc_test_ptlock",
+        "SKIP boot/x86_64/series/kunit/ptdesc/ptdesc_test_ctor_ptlock_fails: "
+        "needs CONFIG_FAILSLAB",
+        # a boot.json from before kunit_skips, or a case without a reason
+        "SKIP boot/x86_64/series/kunit/zsmalloc/zs_test_alloc_fails",
+    ]
+
+
 def test_boot_json_round_trip(tmp_path):
     p = tmp_path / "boot" / "boot.json"
     results.save_boot(str(p), BOOTS)
