@@ -15,7 +15,7 @@ HARNESS := scripts/harness
 WORKDIR = $(or $(shell $(HARNESS) paths | sed -n 's/^WORK=//p'),$(error no work directory for BASE=$(BASE): see 'scripts/harness paths'))
 
 .PHONY: help deps base apply quilt export check-patches matrix layout api unit lint bench-harness \
-	asserts mail toolchains boot conversions kunit bloat bench distcc check test test-harness shellcheck \
+	asserts mail toolchains boot fault conversions kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -63,8 +63,13 @@ mail: apply ## each part prepared by b4 into <work>/mail, read back with b4 am a
 toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 	scripts/build-toolchain.sh
 
-boot: apply ## runtime test: base and series under QEMU on every runtime config; records the base
+boot: apply ## runtime test: base and series under QEMU on every runtime config; records the base; then 'fault'
 	$(HARNESS) boot -j$(JOBS) --record --configs $(or $(BOOT_CONFIGS),all)
+	$(MAKE) fault
+
+# FAULT_CONFIGS=a,b picks runtime configs (default: x86_64, arm64, i386, s390x).
+fault: apply ## the runtime stress with page and ptlock allocations failing, and kmemleak, base and series
+	$(HARNESS) fault -j$(JOBS) $(if $(FAULT_CONFIGS),--configs $(FAULT_CONFIGS))
 
 conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
 	$(HARNESS) conversions > Documentation/conversions.md

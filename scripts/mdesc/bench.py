@@ -303,39 +303,6 @@ def merge_report(reports, report):
     return out[:at] + [report] + out[at:]
 
 
-def with_init(spec, init):
-    """The lines of a gen_init_cpio list with INIT as /init."""
-    out = [ln for ln in spec.splitlines() if not ln.startswith("file /init ")]
-    if len(out) == len(spec.splitlines()):
-        raise BenchError("the runtime test's initramfs list has no /init")
-    return "\n".join(out + [f"file /init {init} 755 0 0"]) + "\n"
-
-
-def bench_initramfs(cfg, outdir):  # spawns the compiler
-    """The runtime test's initramfs with rtbench as /init.  The runtime
-    test's own (boot.build_initramfs(), keyed in the base's record) is
-    made first and left as it is; only its list is read."""
-    cpio, err, _ = bt.build_initramfs(cfg, outdir, [])
-    if err:
-        return None, err
-    init = os.path.join(outdir, "rtbench")
-    cc = cfg.meta.get("user_cc", "gcc")
-    p = subprocess.run([cc, "-O2", "-Wall", "-Werror", "-static", "-pthread", "-o", init,
-                        RTBENCH], capture_output=True, text=True)
-    if p.returncode:
-        return None, f"{cc} rtbench.c: {(p.stderr or p.stdout).strip().splitlines()[:1]}"
-    with open(os.path.join(outdir, "initramfs.list")) as f:
-        spec = f.read()
-    listf = os.path.join(outdir, "bench.list")
-    with open(listf, "w") as f:
-        f.write(with_init(spec, init))
-    cpio = os.path.join(outdir, "bench.cpio")
-    with open(cpio, "wb") as f:
-        subprocess.run([os.path.join(BUILD, "runtime", "gen_init_cpio"), listf], stdout=f,
-                       check=True)
-    return cpio, None
-
-
 def skipped(logf):
     """{benchmark: reason} of the RT-BENCH-SKIP lines of a console."""
     out = {}
@@ -353,7 +320,7 @@ def build(name, kind, tree, commit, cfg, jobs, env):  # spawns make
                                  os.path.join(OUT, f"{name}-{kind}.build.log"))
     if err:
         die(f"{name} {kind}: {err}")
-    cpio, err = bench_initramfs(cfg, os.path.join(cfg.builddir, "initramfs"))
+    cpio, err = bt.initramfs_with(cfg, os.path.join(cfg.builddir, "initramfs"), RTBENCH)
     if err:
         die(f"{name} {kind}: {err}")
     return image, cpio

@@ -32,7 +32,7 @@ from . import bloat, expect
 from .build import build_in_tree, checkout
 from .config import Config
 from .diagnostics import first_error
-from .errors import die, log
+from .errors import ConfigError, die, log
 from . import kunit
 from .make import ccache_env
 from .paths import BASE, BUILD, CONFIGS, LINUX, RESULTS, TOP, WORK
@@ -171,6 +171,42 @@ def build_initramfs(cfg, outdir, kselftests):  # spawns the compiler
     with open(cpio, "wb") as f:
         subprocess.run([gen, listf], stdout=f, check=True)
     return cpio, None, missing
+
+
+def with_init(spec, init):
+    """The lines of a gen_init_cpio list with INIT as /init."""
+    out = [ln for ln in spec.splitlines() if not ln.startswith("file /init ")]
+    if len(out) == len(spec.splitlines()):
+        raise ConfigError("the runtime test's initramfs list has no /init")
+    return "\n".join(out + [f"file /init {init} 755 0 0"]) + "\n"
+
+
+def initramfs_with(cfg, outdir, source):  # spawns the compiler
+    """The runtime test's initramfs with SOURCE (runtime/rtbench.c,
+    runtime/rtfault.c: programs that include rtinit.c) compiled as /init,
+    in OUTDIR/NAME.cpio.  The runtime test's own (build_initramfs(),
+    keyed in the base's record) is made first and left as it is; only its
+    list is read.  Returns (cpio path, None) or (None, reason)."""
+    cpio, err, _ = build_initramfs(cfg, outdir, [])
+    if err:
+        return None, err
+    name = os.path.splitext(os.path.basename(source))[0]
+    init = os.path.join(outdir, name)
+    cc = cfg.meta.get("user_cc", "gcc")
+    p = run([cc, "-O2", "-Wall", "-Werror", "-static", "-pthread", "-o", init, source],
+            check=False)
+    if p.returncode:
+        return None, f"{cc} {os.path.basename(source)}: {first_error(p.stdout)}"
+    with open(os.path.join(outdir, "initramfs.list")) as f:
+        spec = f.read()
+    listf = os.path.join(outdir, name + ".list")
+    with open(listf, "w") as f:
+        f.write(with_init(spec, init))
+    cpio = os.path.join(outdir, name + ".cpio")
+    with open(cpio, "wb") as f:
+        subprocess.run([os.path.join(BUILD, "runtime", "gen_init_cpio"), listf], stdout=f,
+                       check=True)
+    return cpio, None
 
 
 def boot(cfg, image, cpio, tests, timeout, logf, extra_append):  # spawns QEMU

@@ -299,6 +299,58 @@ def save_bench(directory, reports):
     return md
 
 
+def fault_markdown(cells, trees):
+    """RESULTS/fault/fault.md: per config, base and series side by side
+    (scripts/mdesc/fault.py)."""
+    out = ["# The runtime stress with allocations failing: base and series", ""]
+    names = list(dict.fromkeys(c["config"] for c in cells))
+    for name in names:
+        row = {c["tree"]: c for c in cells if c["config"] == name}
+        out += [f"## {name}", "", "| | " + " | ".join(trees) + " |",
+                "|---|" + "---|" * len(trees)]
+
+        def line(label, fn):
+            out.append(f"| {label} | " + " | ".join(
+                str(fn(row[t])) if t in row else "-" for t in trees) + " |")
+
+        line("verdict", lambda c: c["verdict"] + (f": {c['reason']}" if c.get("reason") else ""))
+        line("boot and tests", lambda c: f"{c['seconds']:.0f} s" if "seconds" in c else "")
+        line("debug", lambda c: " ".join(c.get("debug", [])))
+        tests = list(dict.fromkeys(k for c in row.values() for k in c.get("injected", {})))
+        for test in tests:
+            for cap in ("fail_page_alloc", "failslab"):
+                line(f"{test}: {cap} injected (cap)", lambda c: "{} ({})".format(
+                    *c.get("injected", {}).get(test, {}).get(cap, ("-", "-"))))
+            line(f"{test}: stack dumps ptlock / page-table / zsmalloc / other",
+                 lambda c: " / ".join(str(c.get("dumps", {}).get(test, {}).get(k, 0))
+                                      for k in ("ptlock", "page-table", "zsmalloc", "other")))
+        line("page-table and ptlock hits in all", lambda c: c.get("pt_hits", "-"))
+        line("allowed outcomes", lambda c: ", ".join(
+            f"{k} {v}" for k, v in c.get("outcomes", {}).items() if v) or "none")
+        checks = list(dict.fromkeys(k for c in row.values() for k in c.get("checks", {})))
+        for k in checks:
+            line(k, lambda c: " ".join(c.get("checks", {}).get(k, ("-", ""))).replace("|", "/"))
+        kunit_cases = list(dict.fromkeys(k for c in row.values() for k in c.get("kunit", {})))
+        for k in kunit_cases:
+            line(f"KUnit {k}", lambda c: c.get("kunit", {}).get(k, "-"))
+        out.append("")
+        for t in trees:
+            sites = row.get(t, {}).get("pt_sites")
+            if sites:
+                out.append(f"Where the page-table failures landed ({t}): " +
+                           "; ".join(f"{s or '?'} {n}" for s, n in sites) + ".")
+        out.append("")
+    return "\n".join(out)
+
+
+def save_fault(directory, cells, trees):
+    """fault.json and fault.md in DIRECTORY; returns fault.md's path."""
+    write_json(os.path.join(directory, "fault.json"), cells)
+    md = os.path.join(directory, "fault.md")
+    write_text(md, fault_markdown(cells, trees))
+    return md
+
+
 def main(argv=None):
     """harness lines matrix|boot FILE, or harness lines cell FILE CONFIG
     STEP [KIND] (the status and reason of one cell, or MISSING)."""

@@ -20,6 +20,7 @@ import pytest
 
 from mdesc import bench, boot, results
 from mdesc.config import Config
+from mdesc.errors import ConfigError
 from mdesc.paths import CONFIGS
 
 DATA = os.path.join(os.path.dirname(__file__), "test_data")
@@ -128,11 +129,11 @@ def test_a_vm_mmap_pgoff_that_changed_shape_is_named():
 def test_the_bench_initramfs_is_the_tests_with_another_init():
     spec = ("dir /dev 755 0 0\nnod /dev/console 600 0 0 c 5 1\n"
             "file /init /b/initramfs/rtinit 755 0 0\ndir /bin 755 0 0\n")
-    out = bench.with_init(spec, "/b/initramfs/rtbench")
+    out = boot.with_init(spec, "/b/initramfs/rtbench")
     assert out.splitlines() == ["dir /dev 755 0 0", "nod /dev/console 600 0 0 c 5 1",
                                 "dir /bin 755 0 0", "file /init /b/initramfs/rtbench 755 0 0"]
-    with pytest.raises(bench.BenchError, match="has no /init"):
-        bench.with_init("dir /dev 755 0 0\n", "/x")
+    with pytest.raises(ConfigError, match="has no /init"):
+        boot.with_init("dir /dev 755 0 0\n", "/x")
 
 
 def test_skipped_benchmarks_are_read_with_their_reason(tmp_path):
