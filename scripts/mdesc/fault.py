@@ -38,7 +38,7 @@ from .config import Config
 from .errors import ConfigError, die, log
 from .make import ccache_env
 from .paths import BUILD, CONFIGS, RESULTS, TOP
-from .results import save_fault
+from .results import load_fault, merge_cells, save_fault
 from .worktree import tree_commit
 
 FRAGMENT = os.path.join(CONFIGS, "fragments", "fault.config")
@@ -79,7 +79,9 @@ TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
 FI_RE = re.compile(r"FAULT_INJECTION: forcing a failure")
 NAME_RE = re.compile(r"^name (\S+), interval \d+, probability \d+, space -?\d+, times -?\d+")
 TRACE_RE = re.compile(r"^Call [Tt]race:")
-FRAME_RE = re.compile(r"^\s*(?:\[<[0-9a-f]+>\]\s*)?(?:\? )?([A-Za-z_.$][\w.$]*)"
+# A frame; x86 marks with '? ' the addresses it found on the stack but
+# could not tie to a call, which say nothing about this allocation.
+FRAME_RE = re.compile(r"^\s*(?:\[<[0-9a-f]+>\]\s*)?(\? )?([A-Za-z_.$][\w.$]*)"
                       r"\+0x[0-9a-f]+/0x[0-9a-f]+")
 # Lines of a trace that are not frames: x86's stack markers and the user
 # registers it prints where the stack enters from user space (RIP, Code,
@@ -124,8 +126,10 @@ def split_console(lines):
     line, then dump_stack(): the CPU and hardware lines, 'Call Trace:',
     frames and markers.  Another CPU's lines may come in between, so a trace
     belongs to the oldest dump still waiting for one, and a line that is
-    no part of a dump ends the frames without being taken."""
+    no part of a dump ends the frames without being taken.  A kernel
+    report keeps the trace that follows it, whatever dump waits."""
     kept, injections, waiting, current, test = [], [], [], None, "boot"
+    report = False
     for raw in lines:
         line = TS_RE.sub("", raw.rstrip("\r\n"))
         m = TEST_RE.search(line)
@@ -143,15 +147,17 @@ def split_console(lines):
             continue
         if waiting and HEAD_RE.match(line):
             continue
-        if waiting and TRACE_RE.match(line):
+        if waiting and TRACE_RE.match(line) and not report:
             current = waiting.pop(0)
             continue
         if current is not None and (FRAME_RE.match(line) or MARK_RE.match(line)):
             m = FRAME_RE.match(line)
-            if m:
-                current["frames"].append(m.group(1))
+            if m and not m.group(1):
+                current["frames"].append(m.group(2))
             continue
         current = None
+        # A report's own trace follows it: not a dump's to take.
+        report = bool(bt.REPORT_RE.search(line)) and not TRACE_RE.match(line)
         kept.append(raw)
     for d in injections:
         d["kind"] = kind_of(d["frames"])
@@ -243,7 +249,9 @@ def main(argv=None):  # spawns kernel builds and QEMU
         die("branch 'series' is the base: run 'make apply' first")
     append = " ".join(filter(None, (APPEND, args.append)))
     os.makedirs(OUT, exist_ok=True)
-    cells, bad = [], 0
+    # A run of some configs replaces their cells of the last report and
+    # keeps the others.
+    cells, bad = load_fault(os.path.join(OUT, "fault.json")), 0
     for name in args.configs.split(","):
         path = os.path.join(bt.RUNTIME, name + ".config")
         if not os.path.exists(path):
@@ -290,7 +298,7 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 (f" in {cell['seconds']:.0f} s" if "seconds" in cell else "") +
                 (f"; {cell['pt_hits']} injected failures hit page-table or ptlock "
                  "allocations" if "pt_hits" in cell else ""))
-            cells.append(cell)
-            md = save_fault(OUT, cells, trees)
-    log(f"report: {os.path.relpath(md, TOP)}" if cells else "nothing run")
+            cells = merge_cells(cells, cell)
+            save_fault(OUT, cells, ("base", "series"))
+    log(f"report: {os.path.relpath(os.path.join(OUT, 'fault.md'), TOP)}")
     return 1 if bad else 0

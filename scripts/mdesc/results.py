@@ -343,6 +343,20 @@ def fault_markdown(cells, trees):
     return "\n".join(out)
 
 
+def load_fault(path):
+    """A fault.json: a list of boots, as boot.json; an empty list when
+    there is none yet."""
+    return load_boot(path) if os.path.exists(path) else []
+
+
+def merge_cells(cells, cell):
+    """CELLS with CELL in place of the one of its config and tree, or
+    added at the end."""
+    key = (cell["config"], cell["tree"])
+    out = [c if (c["config"], c["tree"]) != key else cell for c in cells]
+    return out if cell in out else out + [cell]
+
+
 def save_fault(directory, cells, trees):
     """fault.json and fault.md in DIRECTORY; returns fault.md's path."""
     write_json(os.path.join(directory, "fault.json"), cells)
