@@ -85,8 +85,8 @@ def test_interleaved_dumps_take_the_traces_in_order():
          "Call Trace:\n", " __alloc_pages+0xc5/0x24f\n", " alloc_zspage+0x1/0x2\n"]
     kept, inj = fault.split_console(lines)
     assert kept == ["RT-INFO: a line of user space\n"]
-    assert [(d["capability"], d["kind"]) for d in inj] == [("failslab", "ptlock"),
-                                                          ("fail_page_alloc", "zsmalloc")]
+    assert [(d["capability"], d["kind"]) for d in inj] == [
+        ("failslab", "ptlock"), ("fail_page_alloc", "zsmalloc")]
 
 
 def test_counts_come_from_rtfault_and_outcomes_from_the_console():
