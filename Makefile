@@ -15,7 +15,7 @@ HARNESS := scripts/harness
 WORKDIR = $(or $(shell $(HARNESS) paths | sed -n 's/^WORK=//p'),$(error no work directory for BASE=$(BASE): see 'scripts/harness paths'))
 
 .PHONY: help deps base apply quilt export check-patches matrix layout api unit lint bench-harness \
-	asserts mail toolchains boot fault conversions kunit bloat bench distcc check test test-harness shellcheck \
+	asserts mail toolchains boot fault fuzz conversions kunit bloat bench distcc check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -63,13 +63,18 @@ mail: apply ## each part prepared by b4 into <work>/mail, read back with b4 am a
 toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 	scripts/build-toolchain.sh
 
-boot: apply ## runtime test: base and series under QEMU on every runtime config; records the base; then 'fault'
+boot: apply ## runtime test: base and series under QEMU on every runtime config; records the base; then 'fault' and 'fuzz'
 	$(HARNESS) boot -j$(JOBS) --record --configs $(or $(BOOT_CONFIGS),all)
-	$(MAKE) fault
+	$(MAKE) fault fuzz
 
 # FAULT_CONFIGS=a,b picks runtime configs (default: x86_64, arm64, i386, s390x).
 fault: apply ## the runtime stress with page and ptlock allocations failing, and kmemleak, base and series
 	$(HARNESS) fault -j$(JOBS) $(if $(FAULT_CONFIGS),--configs $(FAULT_CONFIGS))
+
+# Debian's trinity and stress-ng for each guest (root: dpkg --add-architecture).
+fuzz: apply ## trinity and stress-ng on the mm system calls in the runtime kernels, base and series (x86_64, arm64)
+	scripts/fetch-fuzzers.sh amd64 arm64
+	$(HARNESS) fuzz -j$(JOBS) $(FUZZ_ARGS)
 
 conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
 	$(HARNESS) conversions > Documentation/conversions.md

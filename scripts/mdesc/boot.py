@@ -181,12 +181,13 @@ def with_init(spec, init):
     return "\n".join(out + [f"file /init {init} 755 0 0"]) + "\n"
 
 
-def initramfs_with(cfg, outdir, source):  # spawns the compiler
+def initramfs_with(cfg, outdir, source, extra=()):  # spawns the compiler
     """The runtime test's initramfs with SOURCE (runtime/rtbench.c,
     runtime/rtfault.c: programs that include rtinit.c) compiled as /init,
-    in OUTDIR/NAME.cpio.  The runtime test's own (build_initramfs(),
-    keyed in the base's record) is made first and left as it is; only its
-    list is read.  Returns (cpio path, None) or (None, reason)."""
+    and the gen_init_cpio lines EXTRA, in OUTDIR/NAME.cpio.  The runtime
+    test's own (build_initramfs(), keyed in the base's record) is made
+    first and left as it is; only its list is read.  Returns (cpio path,
+    None) or (None, reason)."""
     cpio, err, _ = build_initramfs(cfg, outdir, [])
     if err:
         return None, err
@@ -201,7 +202,7 @@ def initramfs_with(cfg, outdir, source):  # spawns the compiler
         spec = f.read()
     listf = os.path.join(outdir, name + ".list")
     with open(listf, "w") as f:
-        f.write(with_init(spec, init))
+        f.write(with_init(spec, init) + "".join(ln + "\n" for ln in extra))
     cpio = os.path.join(outdir, name + ".cpio")
     with open(cpio, "wb") as f:
         subprocess.run([os.path.join(BUILD, "runtime", "gen_init_cpio"), listf], stdout=f,

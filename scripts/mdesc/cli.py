@@ -12,7 +12,7 @@ import sys
 
 from . import (api, asserts, bases, bench, bloat, bloat_per_patch, boot, ccache_check,
                conversions,
-               distcc_check, fault, kunit, layout, matrix, merge, page_use, paths, paths_cmd,
+               distcc_check, fault, fuzz, kunit, layout, matrix, merge, page_use, paths, paths_cmd,
                repair, results, series)
 from .errors import HarnessError
 
@@ -30,6 +30,7 @@ COMMANDS = {
     "kunit": (kunit, "the series' KUnit suites with kunit.py, under UML and QEMU"),
     "boot": (boot, "boot base and series under QEMU and stress them"),
     "fault": (fault, "the runtime stress with allocations failing, base against series"),
+    "fuzz": (fuzz, "trinity and stress-ng on the mm system calls, base against series"),
     "bench": (bench, "run time of the series against the base, A B A B"),
     "bloat": (bloat, "code size of the series against the base"),
     "bloat-per-patch": (bloat_per_patch, "object code size of each patch"),

@@ -365,6 +365,39 @@ def save_fault(directory, cells, trees):
     return md
 
 
+def fuzz_markdown(cells, trees):
+    """RESULTS/fuzz/fuzz.md: per config, base and series side by side
+    (scripts/mdesc/fuzz.py)."""
+    out = ["# trinity and stress-ng on the mm system calls: base and series", ""]
+    for name in dict.fromkeys(c["config"] for c in cells):
+        row = {c["tree"]: c for c in cells if c["config"] == name}
+        out += [f"## {name}", "", "| | " + " | ".join(trees) + " |",
+                "|---|" + "---|" * len(trees)]
+
+        def line(label, fn):
+            out.append(f"| {label} | " + " | ".join(
+                str(fn(row[t])).replace("|", "/") if t in row else "-" for t in trees) + " |")
+
+        line("verdict", lambda c: c["verdict"] + (f": {c['reason']}" if c.get("reason") else ""))
+        line("commit", lambda c: c["commit"][:12])
+        line("command line", lambda c: f"`{c.get('append', '')}`")
+        line("boot and fuzzing", lambda c: f"{c['seconds']:.0f} s" if "seconds" in c else "")
+        line("debug", lambda c: " ".join(c.get("debug", [])))
+        for k in dict.fromkeys(k for c in row.values() for k in c.get("checks", {})):
+            line(k, lambda c: " ".join(c.get("checks", {}).get(k, ("-", ""))))
+        line("kernel reports", lambda c: "; ".join(c.get("report_kinds", [])) or "none")
+        out.append("")
+    return "\n".join(out)
+
+
+def save_fuzz(directory, cells, trees):
+    """fuzz.json and fuzz.md in DIRECTORY; returns fuzz.md's path."""
+    write_json(os.path.join(directory, "fuzz.json"), cells)
+    md = os.path.join(directory, "fuzz.md")
+    write_text(md, fuzz_markdown(cells, trees))
+    return md
+
+
 def main(argv=None):
     """harness lines matrix|boot FILE, or harness lines cell FILE CONFIG
     STEP [KIND] (the status and reason of one cell, or MISSING)."""

@@ -1,0 +1,221 @@
+# SPDX-License-Identifier: GPL-2.0
+"""harness fuzz - trinity and stress-ng on the mm system calls, base against series.
+
+Boots the runtime test's kernels (the same builds as harness boot) with
+runtime/rtfuzz.c as /init and Debian's trinity and stress-ng, with the
+libraries they need, in the initramfs (scripts/fetch-fuzzers.sh unpacks
+the pinned packages of each guest arch).  trinity fuzzes the memory-
+management calls for --trinity seconds with --children children, then
+stress-ng runs its memory stressors with --verify for --stressng
+seconds.  Base and series get the same seed and the same times.
+
+With several children the call streams differ from boot to boot, so the
+verdict compares kinds of kernel report (the report line with numbers,
+addresses and offsets taken out): the series fails when it shows a kind
+the base did not show over the same time, or when a check of rtfuzz
+fails on the series and not on the base.  A base that shows a report is
+a finding and is reported as such (its verdict is FAIL), not hidden.
+
+Results: RESULTS/fuzz/NAME-TREE.log (console), fuzz.md and fuzz.json.
+"""
+
+import argparse
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import time
+
+from . import boot as bt
+from .config import Config
+from .errors import ConfigError, die, log
+from .make import ccache_env
+from .paths import BASE, BUILD, RESULTS, TOP
+from .results import load_fault, merge_cells, save_fuzz
+from .worktree import tree_commit
+
+RTFUZZ = os.path.join(TOP, "runtime", "rtfuzz.c")
+OUT = os.path.join(RESULTS, "fuzz")
+CACHE = os.path.join(os.path.expanduser("~"), ".cache", "ptdesc-series", "fuzz")
+PROGRAMS = ("/usr/bin/trinity", "/usr/bin/stress-ng")
+
+# Per runtime config: the Debian architecture of its guest and the
+# multiarch directory its libraries live in.
+GUESTS = {
+    "x86_64": ("amd64", "x86_64-linux-gnu"),
+    "arm64": ("arm64", "aarch64-linux-gnu"),
+}
+
+TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+
+
+def report_kind(line):
+    """A kernel report line without what differs from boot to boot or
+    from tree to tree: timestamps, CPU and PID, offsets, addresses,
+    numbers (line numbers move when the series edits a file)."""
+    s = TS_RE.sub("", line.strip())
+    s = re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+", "", s)
+    s = re.sub(r"\b(0x)?[0-9a-f]{8,16}\b", "X", s)
+    s = re.sub(r"\d+", "N", s)
+    return re.sub(r"\s+", " ", s).strip()
+
+
+def compare(base, series):
+    """Judge SERIES against BASE (cells of one config): a report kind or
+    a failed check that the base did not have fails the series.  Returns
+    the reason, or None."""
+    seen = {report_kind(r) for r in base.get("reports", [])}
+    new = sorted({report_kind(r) for r in series.get("reports", [])} - seen)
+    failed = [k for k, (v, _) in series.get("checks", {}).items()
+              if v == "FAIL" and base.get("checks", {}).get(k, ("",))[0] != "FAIL"]
+    why = []
+    if new:
+        why.append("report kinds the base did not show: " + "; ".join(new[:5]))
+    if failed:
+        why.append("failed checks that passed on the base: " + ", ".join(failed))
+    return "; ".join(why) or None
+
+
+def interpreter(binary):  # spawns readelf
+    """The ELF interpreter of BINARY (readelf reads any arch)."""
+    p = subprocess.run(["readelf", "-l", binary], capture_output=True, text=True)
+    m = re.search(r"Requesting program interpreter: (\S+)\]", p.stdout)
+    if not m:
+        raise ConfigError(f"{binary}: no program interpreter")
+    return m.group(1)
+
+
+def needed(path):  # spawns objdump
+    """The DT_NEEDED names of the ELF file PATH."""
+    p = subprocess.run(["objdump", "-p", path], capture_output=True, text=True)
+    return re.findall(r"^\s*NEEDED\s+(\S+)$", p.stdout, re.M)
+
+
+def closure(root, triplet, programs, needed=needed):
+    """{guest path: host path} of PROGRAMS (guest paths, under ROOT) and
+    every library they need, recursively, found in ROOT's multiarch
+    directories.  Host paths are resolved, so that a symbolic link in
+    the package becomes the file it points to."""
+    dirs = [os.path.join(root, d, triplet) for d in ("lib", "usr/lib")]
+    files, todo = {}, [(p, os.path.join(root, p.lstrip("/"))) for p in programs]
+    while todo:
+        guest, host = todo.pop()
+        if guest in files:
+            continue
+        if not os.path.exists(host):
+            raise ConfigError(f"{host} not found: run scripts/fetch-fuzzers.sh")
+        files[guest] = os.path.realpath(host)
+        for name in needed(host):
+            where = next((d for d in dirs if os.path.exists(os.path.join(d, name))), None)
+            if where is None:
+                raise ConfigError(f"{name}, needed by {guest}, is in no package "
+                                  f"unpacked under {root}")
+            todo.append((f"/lib/{triplet}/{name}", os.path.join(where, name)))
+    return files
+
+
+def cpio_lines(files):
+    """gen_init_cpio lines for FILES ({guest path: host path}): the
+    directories first, each once."""
+    dirs = sorted({os.path.dirname(g) for g in files} |
+                  {os.path.dirname(os.path.dirname(g)) for g in files} - {"/"})
+    return [f"dir {d} 755 0 0" for d in dirs] + \
+        [f"file {g} {h} 755 0 0" for g, h in sorted(files.items())]
+
+
+def guest_files(config):  # spawns readelf and objdump
+    """The fuzzers and their libraries for CONFIG's guest."""
+    debarch, triplet = GUESTS[config]
+    root = os.path.join(CACHE, debarch, "root")
+    if not os.path.exists(os.path.join(CACHE, debarch, "done")):
+        raise ConfigError(f"no fuzzers for {debarch}: run 'scripts/fetch-fuzzers.sh {debarch}' "
+                          "as root ('make fuzz' does)")
+    files = closure(root, triplet, PROGRAMS)
+    interp = interpreter(files[PROGRAMS[0]])
+    files[interp] = os.path.realpath(os.path.join(root, interp.lstrip("/")))
+    return files
+
+
+def main(argv=None):  # spawns kernel builds and QEMU
+    ap = argparse.ArgumentParser(prog="harness fuzz", description=__doc__.split("\n")[0],
+                                 epilog=__doc__.split("\n", 2)[2],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--configs", default=",".join(GUESTS),
+                    help="runtime configs (default: %(default)s)")
+    ap.add_argument("--trees", default="base,series", help="default: %(default)s")
+    ap.add_argument("--seed", type=int, default=20261206,
+                    help="trinity's and stress-ng's seed (default: %(default)s)")
+    ap.add_argument("--trinity", type=int, default=180, help="seconds of trinity")
+    ap.add_argument("--stressng", type=int, default=90, help="seconds of stress-ng")
+    ap.add_argument("--children", type=int, default=4, help="trinity's children")
+    ap.add_argument("--timeout", type=int, default=1500, help="seconds per boot")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    args = ap.parse_args(argv)
+
+    env = ccache_env()
+    trees = args.trees.split(",")
+    for t in trees:
+        if t not in ("base", "series"):
+            die(f"unknown tree {t!r}: base or series")
+    commits = {t: tree_commit(t) for t in trees}
+    if "series" in commits and commits["series"] == commits.get("base", tree_commit("base")):
+        die("branch 'series' is the base: run 'make apply' first")
+    append = (f"rt.seed={args.seed} rt.trinity={args.trinity} rt.stressng={args.stressng} "
+              f"rt.children={args.children}")
+    os.makedirs(OUT, exist_ok=True)
+    cells, bad = load_fault(os.path.join(OUT, "fuzz.json")), 0
+    for name in args.configs.split(","):
+        if name not in GUESTS:
+            die(f"no fuzzers for runtime config {name!r}: {', '.join(GUESTS)}")
+        path = os.path.join(bt.RUNTIME, name + ".config")
+        files = guest_files(name)
+        row = {}
+        for tree in trees:
+            tag = f"{name} {tree}"
+            cell = {"config": name, "tree": tree, "commit": commits[tree], "seed": args.seed,
+                    "append": append}
+            # The runtime test's kernel, in its build directory.
+            builddir = os.path.join(BUILD, "runtime", f"{name}-{tree}")
+            cfg = Config(path, None, tuple(f"# {sym} is not set" for sym in BASE.runtime_off),
+                         builddir=builddir)
+            qemu = shlex.split(cfg.meta["qemu"])[0]
+            if not shutil.which(qemu):
+                cell.update(verdict="SKIP", reason=f"{qemu} not found")
+            else:
+                t0 = time.time()
+                log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
+                image, err = bt.build_kernel(cfg, tree, commits[tree], args.jobs, env,
+                                             os.path.join(OUT, f"{name}-{tree}.build.log"))
+                cell["build_seconds"] = round(time.time() - t0, 1)
+                cpio = None
+                if not err:
+                    cell["debug"] = bt.kconfig_flags(cfg)
+                    cpio, err = bt.initramfs_with(cfg, os.path.join(builddir, "initramfs"),
+                                                  RTFUZZ, cpio_lines(files))
+                if err:
+                    cell.update(verdict="FAIL", reason=err)
+                else:
+                    logf = os.path.join(OUT, f"{name}-{tree}.log")
+                    log(f"{tag}: fuzzing (log: {os.path.relpath(logf, TOP)})")
+                    secs, status = bt.boot(cfg, image, cpio, "fuzz", args.timeout, logf,
+                                           append)
+                    cell["seconds"] = round(secs, 1)
+                    bt.judge(cell, logf, status, tree)
+                    cell["report_kinds"] = sorted({report_kind(r) for r in cell["reports"]})
+            if tree == "series" and "base" in row and "checks" in cell:
+                why = compare(row["base"], cell)
+                cell["own_verdict"] = cell["verdict"]
+                cell.update(verdict="FAIL" if why else "PASS", reason=why or (
+                    f"as the base ({cell['reason']})" if cell["reason"] else None))
+            if cell["verdict"] == "FAIL" and tree == "series" or cell["verdict"] == "FAIL" \
+                    and "checks" not in cell:
+                bad += 1
+            row[tree] = cell
+            log(f"{tag}: {cell['verdict']}" +
+                (f" ({cell['reason']})" if cell.get("reason") else "") +
+                (f" in {cell['seconds']:.0f} s" if "seconds" in cell else ""))
+            cells = merge_cells(cells, cell)
+            save_fuzz(OUT, cells, ("base", "series"))
+    log(f"report: {os.path.relpath(os.path.join(OUT, 'fuzz.md'), TOP)}")
+    return 1 if bad else 0
