@@ -65,7 +65,7 @@ toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 
 boot: apply ## runtime test: base and series under QEMU on every runtime config; records the base; then 'fault' and 'fuzz'
 	$(HARNESS) boot -j$(JOBS) --record --configs $(or $(BOOT_CONFIGS),all)
-	$(MAKE) fault fuzz
+	$(MAKE) -k fault fuzz
 
 # FAULT_CONFIGS=a,b picks runtime configs (default: x86_64, arm64, i386, s390x).
 fault: apply ## the runtime stress with page and ptlock allocations failing, and kmemleak, base and series

@@ -57,9 +57,11 @@ static long cmdline_long(const char *key, long def)
 }
 
 /*
- * Run ARGV with its output in OUT_FILE, SIGINT after SECS seconds and
- * SIGKILL GRACE seconds later; returns the wait status, -1 if it did
- * not start.
+ * Run ARGV in a process group of its own with its output in OUT_FILE,
+ * SIGINT to the group after SECS seconds and SIGKILL GRACE seconds
+ * later, so that no child of it fuzzes on into the next program;
+ * returns the wait status, -1 if it did not start.  A process stuck in
+ * the kernel keeps it waiting: the boot's timeout then fails the run.
  */
 static int run_bounded(char *const argv[], int secs, int grace)
 {
@@ -70,6 +72,7 @@ static int run_bounded(char *const argv[], int secs, int grace)
 	if (c == 0) {
 		int fd = open(OUT_FILE, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
+		setpgid(0, 0);
 		if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 			_exit(126);
 		execv(argv[0], argv);
@@ -77,19 +80,23 @@ static int run_bounded(char *const argv[], int secs, int grace)
 	}
 	if (c < 0)
 		return -1;
+	setpgid(c, c);
 	for (;;) {
 		pid_t r = waitpid(c, &st, WNOHANG);
 
-		if (r == c)
+		if (r == c) {
+			/* what the group left behind, if anything */
+			kill(-c, SIGKILL);
 			return st;
+		}
 		if (r < 0)
 			return -1;
 		if (!signalled && now() > deadline) {
-			kill(c, SIGINT);
+			kill(-c, SIGINT);
 			signalled = 1;
 			deadline = now() + grace;
 		} else if (signalled == 1 && now() > deadline) {
-			kill(c, SIGKILL);
+			kill(-c, SIGKILL);
 			signalled = 2;
 		}
 		usleep(200000);

@@ -5,36 +5,39 @@
 #
 # Usage: scripts/fetch-fuzzers.sh DEBARCH...   (amd64, arm64)
 #
-# Run as root.  Downloads the pinned trinity and stress-ng packages of
-# DEBARCH and every package they depend on, and unpacks them (dpkg -x,
-# nothing is installed) into $CACHE/fuzz/DEBARCH/root, from where
-# 'harness fuzz' copies the two programs and the libraries they need into
-# the guest's initramfs.  A foreign DEBARCH is added to dpkg's
-# architectures first.  A version other than the pinned one is refused.
+# Downloads the pinned trinity and stress-ng packages of DEBARCH and
+# every package they depend on, and unpacks them (dpkg -x, nothing is
+# installed) into $FUZZERS/DEBARCH/root (default
+# ~/.cache/ptdesc-series/fuzz), from where 'harness fuzz' copies the two
+# programs and the libraries they need into the guest's initramfs.  A
+# foreign DEBARCH is added to dpkg's architectures first, which needs
+# root; an arch already unpacked needs nothing.  A version other than
+# the pinned one is refused.
 set -euo pipefail
 
 if [ "${1:-}" = "-h" ] || [ "${1:-}" = "--help" ] || [ $# -eq 0 ]; then
-	sed -n '3,12s/^# \{0,1\}//p' "$0"
+	sed -n '3,14s/^# \{0,1\}//p' "$0"
 	[ $# -eq 0 ] && exit 2
 	exit 0
 fi
 
 # The versions the results in Documentation/runtime.md were taken with.
 declare -A PIN=([trinity]=1.9+git20230109.87f1530-1 [stress-ng]=0.15.06-2)
-CACHE=${CACHE:-$HOME/.cache/ptdesc-series}
+FUZZERS=${FUZZERS:-$HOME/.cache/ptdesc-series/fuzz}
 
 die() { echo "fetch-fuzzers: error: $*" >&2; exit 2; }
 
-[ "$(id -u)" -eq 0 ] || die "run as root (dpkg --add-architecture, apt-get update)"
 native=$(dpkg --print-architecture)
 
 for arch in "$@"; do
 	case $arch in amd64|arm64) ;; *) die "unknown guest arch '$arch': amd64 or arm64" ;; esac
-	dest=$CACHE/fuzz/$arch
+	dest=$FUZZERS/$arch
 	if [ -f "$dest/done" ]; then
 		echo "fetch-fuzzers: $arch: present in $dest"
 		continue
 	fi
+	[ "$(id -u)" -eq 0 ] || die "$arch: run as root (dpkg --add-architecture, apt-get update)"
+	mkdir -p "$FUZZERS"
 	if [ "$arch" != "$native" ] && ! dpkg --print-foreign-architectures | grep -qx "$arch"; then
 		echo "fetch-fuzzers: adding dpkg architecture $arch"
 		dpkg --add-architecture "$arch"
@@ -46,7 +49,7 @@ for arch in "$@"; do
 		--no-conflicts --no-breaks --no-replaces --no-enhances \
 		"trinity:$arch" "stress-ng:$arch" | grep -v '^ ' | grep -v '^<' | sort -u)
 	[ ${#pkgs[@]} -gt 1 ] || die "$arch: apt knows no trinity or stress-ng (apt-get update?)"
-	tmp=$(mktemp -d "$CACHE/fuzz-$arch.XXXXXX")
+	tmp=$(mktemp -d "$FUZZERS/.$arch.XXXXXX")
 	trap 'rm -rf "$tmp"' EXIT
 	echo "fetch-fuzzers: $arch: downloading ${#pkgs[@]} packages"
 	(cd "$tmp" && apt-get download -qq "${pkgs[@]}" >/dev/null 2>&1) ||

@@ -404,6 +404,18 @@ def record(name, tag, key, cell, cfg):  # spawns nm and objdump
         "(commit it: a fresh clone then boots only the series)")
 
 
+def tree_commits(trees):  # spawns git
+    """{tree: commit} of TREES ('base', 'series'); an unknown tree, or a
+    series branch that is still the base, is an error."""
+    for t in trees:
+        if t not in ("base", "series"):
+            die(f"unknown tree {t!r}: base or series")
+    commits = {t: tree_commit(t) for t in trees}
+    if "series" in commits and commits["series"] == commits.get("base", tree_commit("base")):
+        die("branch 'series' is the base: run 'make apply' first")
+    return commits
+
+
 def main(argv=None):  # spawns kernel builds and QEMU
     ap = argparse.ArgumentParser(prog="harness boot", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
@@ -441,12 +453,7 @@ def main(argv=None):  # spawns kernel builds and QEMU
         names = sorted(f[:-7] for f in os.listdir(RUNTIME) if f.endswith(".config"))
         names += [v for v in ALL_VARIANTS if v.partition("+")[0] in names]
     trees = args.trees.split(",")
-    for t in trees:
-        if t not in ("base", "series"):
-            die(f"unknown tree {t!r}: base or series")
-    commits = {t: tree_commit(t) for t in trees}
-    if "series" in commits and commits["series"] == commits.get("base", tree_commit("base")):
-        die("branch 'series' is the base: run 'make apply' first")
+    commits = tree_commits(trees)
     os.makedirs(OUT, exist_ok=True)
 
     cells, bad = [], 0

@@ -37,9 +37,8 @@ from . import boot as bt
 from .config import Config
 from .errors import ConfigError, die, log
 from .make import ccache_env
-from .paths import BUILD, CONFIGS, RESULTS, TOP
-from .results import load_fault, merge_cells, save_fault
-from .worktree import tree_commit
+from .paths import BASE, BUILD, CONFIGS, RESULTS, TOP
+from .results import fault_markdown, load_cells, merge_cells, save_cells
 
 FRAGMENT = os.path.join(CONFIGS, "fragments", "fault.config")
 RTFAULT = os.path.join(TOP, "runtime", "rtfault.c")
@@ -65,6 +64,9 @@ PTLOCK_FRAMES = {"ptlock_alloc"}
 ZS_FRAMES = {"alloc_zspage", "zs_malloc", "cache_alloc_handle", "cache_alloc_zspage",
              "zs_zpool_malloc"}
 KINDS = ("ptlock", "page-table", "zsmalloc", "other")
+# Every injected failure's stack passes through one of these.
+INJECT_FRAMES = {"should_fail_ex", "should_fail", "should_failslab", "__should_failslab",
+                 "should_fail_alloc_page", "fail_dump"}
 
 # Lines a run may show that are outcomes 6.1 gives an allocation that
 # failed, not reports; counted, never judged.
@@ -72,7 +74,6 @@ OUTCOMES = {
     "fault retried": re.compile(r"VM_FAULT_OOM leaked out"),
     "swap write error": re.compile(r"Write-error on swap-device"),
     "I/O error": re.compile(r"I/O error"),
-    "OOM kill": re.compile(r"Killed process \d+"),
 }
 
 TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
@@ -124,41 +125,48 @@ def split_console(lines):
 
     A dump is 'FAULT_INJECTION: forcing a failure.', the capability's
     line, then dump_stack(): the CPU and hardware lines, 'Call Trace:',
-    frames and markers.  Another CPU's lines may come in between, so a trace
-    belongs to the oldest dump still waiting for one, and a line that is
-    no part of a dump ends the frames without being taken.  A kernel
-    report keeps the trace that follows it, whatever dump waits."""
-    kept, injections, waiting, current, test = [], [], [], None, "boot"
-    report = False
+    frames, markers and (x86) user registers.  While a dump waits for
+    its stack, such lines are held as a block until a line of another
+    kind ends it; a block whose frames pass through the injection
+    (INJECT_FRAMES) is the oldest waiting dump's, any other block (a
+    WARNING's stack, an OOM report's) is kept as it came.  Another CPU's
+    stack starts a block of its own."""
+    kept, injections, waiting, block, test = [], [], [], [], "boot"
+
+    def flush():
+        frames = [f for _, f, _ in block if f]
+        if any(t for _, _, t in block) and waiting and \
+                INJECT_FRAMES & {f.split(".")[0] for f in frames}:
+            waiting.pop(0)["frames"] = frames
+        else:
+            kept.extend(raw for raw, _, _ in block)
+        block.clear()
+
     for raw in lines:
         line = TS_RE.sub("", raw.rstrip("\r\n"))
         m = TEST_RE.search(line)
         if m:
             test = m.group(1)
         if FI_RE.search(line):
+            flush()
             d = {"capability": None, "test": test, "frames": []}
             injections.append(d)
             waiting.append(d)
-            current = None
             continue
         m = NAME_RE.match(line)
         if m and any(d["capability"] is None for d in waiting):
             next(d for d in waiting if d["capability"] is None)["capability"] = m.group(1)
             continue
-        if waiting and HEAD_RE.match(line):
+        frame = FRAME_RE.match(line)
+        trace = bool(TRACE_RE.match(line))
+        if waiting and (HEAD_RE.match(line) or trace or frame or MARK_RE.match(line)):
+            if (trace or line.startswith("CPU: ")) and any(t for _, _, t in block):
+                flush()
+            block.append((raw, frame.group(2) if frame and not frame.group(1) else None, trace))
             continue
-        if waiting and TRACE_RE.match(line) and not report:
-            current = waiting.pop(0)
-            continue
-        if current is not None and (FRAME_RE.match(line) or MARK_RE.match(line)):
-            m = FRAME_RE.match(line)
-            if m and not m.group(1):
-                current["frames"].append(m.group(2))
-            continue
-        current = None
-        # A report's own trace follows it: not a dump's to take.
-        report = bool(bt.REPORT_RE.search(line)) and not TRACE_RE.match(line)
+        flush()
         kept.append(raw)
+    flush()
     for d in injections:
         d["kind"] = kind_of(d["frames"])
     return kept, injections
@@ -241,17 +249,12 @@ def main(argv=None):  # spawns kernel builds and QEMU
     extra = fragment_lines()
     env = ccache_env()
     trees = args.trees.split(",")
-    for t in trees:
-        if t not in ("base", "series"):
-            die(f"unknown tree {t!r}: base or series")
-    commits = {t: tree_commit(t) for t in trees}
-    if "series" in commits and commits["series"] == commits.get("base", tree_commit("base")):
-        die("branch 'series' is the base: run 'make apply' first")
+    commits = bt.tree_commits(trees)
     append = " ".join(filter(None, (APPEND, args.append)))
     os.makedirs(OUT, exist_ok=True)
     # A run of some configs replaces their cells of the last report and
     # keeps the others.
-    cells, bad = load_fault(os.path.join(OUT, "fault.json")), 0
+    cells, bad = load_cells(os.path.join(OUT, "fault.json")), 0
     for name in args.configs.split(","):
         path = os.path.join(bt.RUNTIME, name + ".config")
         if not os.path.exists(path):
@@ -261,7 +264,9 @@ def main(argv=None):  # spawns kernel builds and QEMU
             cell = {"config": name + "+fault", "tree": tree, "commit": commits[tree],
                     "tests": args.tests, "append": append}
             builddir = os.path.join(BUILD, "runtime", f"{name}+fault-{tree}")
-            cfg = Config(path, "fault", extra, builddir=builddir)
+            # The base's own 'runtime-off' symbols come last, as in harness boot.
+            cfg = Config(path, "fault", extra + [f"# {sym} is not set" for sym in BASE.runtime_off],
+                         builddir=builddir)
             qemu = shlex.split(cfg.meta["qemu"])[0]
             try:
                 cfg.compiler()
@@ -299,6 +304,6 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 (f"; {cell['pt_hits']} injected failures hit page-table or ptlock "
                  "allocations" if "pt_hits" in cell else ""))
             cells = merge_cells(cells, cell)
-            save_fault(OUT, cells, ("base", "series"))
+            save_cells(OUT, "fault", cells, fault_markdown(cells, ("base", "series")))
     log(f"report: {os.path.relpath(os.path.join(OUT, 'fault.md'), TOP)}")
     return 1 if bad else 0

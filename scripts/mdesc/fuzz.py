@@ -12,9 +12,12 @@ seconds.  Base and series get the same seed and the same times.
 With several children the call streams differ from boot to boot, so the
 verdict compares kinds of kernel report (the report line with numbers,
 addresses and offsets taken out): the series fails when it shows a kind
-the base did not show over the same time, or when a check of rtfuzz
-fails on the series and not on the base.  A base that shows a report is
-a finding and is reported as such (its verdict is FAIL), not hidden.
+the base did not show over the same time.  It fails as well on a failed
+rtfuzz check (on the base too or not: then nothing was fuzzed), or on
+any other failure of its own (a timeout, a console cut short, a failed
+KUnit case).  A base that shows a report is a finding and is reported
+as such (its verdict is FAIL), not hidden; it does not fail the run,
+anything else that fails on the base does.
 
 Results: RESULTS/fuzz/NAME-TREE.log (console), fuzz.md and fuzz.json.
 """
@@ -31,13 +34,15 @@ from . import boot as bt
 from .config import Config
 from .errors import ConfigError, die, log
 from .make import ccache_env
+from .fault import TS_RE
 from .paths import BASE, BUILD, RESULTS, TOP
-from .results import load_fault, merge_cells, save_fuzz
-from .worktree import tree_commit
+from .results import fuzz_markdown, load_cells, merge_cells, save_cells
 
 RTFUZZ = os.path.join(TOP, "runtime", "rtfuzz.c")
 OUT = os.path.join(RESULTS, "fuzz")
-CACHE = os.path.join(os.path.expanduser("~"), ".cache", "ptdesc-series", "fuzz")
+# Where scripts/fetch-fuzzers.sh unpacks the packages (its FUZZERS).
+CACHE = os.environ.get("FUZZERS") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                  "ptdesc-series", "fuzz")
 PROGRAMS = ("/usr/bin/trinity", "/usr/bin/stress-ng")
 
 # Per runtime config: the Debian architecture of its guest and the
@@ -47,7 +52,7 @@ GUESTS = {
     "arm64": ("arm64", "aarch64-linux-gnu"),
 }
 
-TS_RE = re.compile(r"^\[\s*\d+\.\d+\]\s?")
+OOM_RE = re.compile(r"invoked oom-killer")
 
 
 def report_kind(line):
@@ -61,19 +66,34 @@ def report_kind(line):
     return re.sub(r"\s+", " ", s).strip()
 
 
-def compare(base, series):
-    """Judge SERIES against BASE (cells of one config): a report kind or
-    a failed check that the base did not have fails the series.  Returns
-    the reason, or None."""
-    seen = {report_kind(r) for r in base.get("reports", [])}
-    new = sorted({report_kind(r) for r in series.get("reports", [])} - seen)
-    failed = [k for k, (v, _) in series.get("checks", {}).items()
-              if v == "FAIL" and base.get("checks", {}).get(k, ("",))[0] != "FAIL"]
+def report_kinds(lines):
+    """The kinds of kernel report in a console, every one (harness
+    boot keeps the first 20 report lines only).  'Call Trace:' is left
+    out: every report has a line of its own before it, and an OOM kill,
+    which stress-ng may cause, has nothing else."""
+    return sorted({report_kind(ln) for ln in lines
+                   if not ln.startswith(("RT-", "$ ")) and bt.REPORT_RE.search(ln)
+                   and not re.search(r"Call [Tt]race:", ln)})
+
+
+def series_verdict(base, series):
+    """The reason SERIES fails against BASE (cells of one config), or
+    None.  Only a kernel report of a kind the base showed too is
+    excused.  A failed check fails the series even when it failed on the
+    base (the fuzzers did not run there either: nothing was compared),
+    and so does any other reason of its own: a timeout, a console cut
+    short, a failed KUnit case."""
     why = []
+    new = sorted(set(series.get("report_kinds", [])) - set(base.get("report_kinds", [])))
     if new:
         why.append("report kinds the base did not show: " + "; ".join(new[:5]))
+    failed = [k + (" (on the base too)" if base.get("checks", {}).get(k, ("",))[0] == "FAIL"
+                   else "") for k, (v, _) in series.get("checks", {}).items() if v == "FAIL"]
     if failed:
-        why.append("failed checks that passed on the base: " + ", ".join(failed))
+        why.append("failed checks: " + ", ".join(failed))
+    own = series.get("reason")
+    if own and not own.startswith("console: ") and not failed:
+        why.append(own)
     return "; ".join(why) or None
 
 
@@ -86,28 +106,44 @@ def interpreter(binary):  # spawns readelf
     return m.group(1)
 
 
-def needed(path):  # spawns objdump
+def needed(path):  # spawns readelf
     """The DT_NEEDED names of the ELF file PATH."""
-    p = subprocess.run(["objdump", "-p", path], capture_output=True, text=True)
-    return re.findall(r"^\s*NEEDED\s+(\S+)$", p.stdout, re.M)
+    p = subprocess.run(["readelf", "-d", path], capture_output=True, text=True)
+    if p.returncode:
+        raise ConfigError(f"readelf -d {path}: {p.stderr.strip()}")
+    return re.findall(r"\(NEEDED\)\s+Shared library: \[(\S+)\]", p.stdout)
+
+
+def in_root(root, path):
+    """PATH (inside ROOT) with its symbolic links followed inside ROOT:
+    a package's absolute link (/lib64/ld-linux-x86-64.so.2 ->
+    /lib/x86_64-linux-gnu/...) must not lead to the host's file."""
+    for _ in range(40):
+        if not os.path.islink(path):
+            return path
+        target = os.readlink(path)
+        path = os.path.join(root, target.lstrip("/")) if os.path.isabs(target) else \
+            os.path.normpath(os.path.join(os.path.dirname(path), target))
+    raise ConfigError(f"{path}: too many levels of symbolic links")
 
 
 def closure(root, triplet, programs, needed=needed):
     """{guest path: host path} of PROGRAMS (guest paths, under ROOT) and
     every library they need, recursively, found in ROOT's multiarch
-    directories.  Host paths are resolved, so that a symbolic link in
-    the package becomes the file it points to."""
+    directories.  Host paths are resolved inside ROOT, so that a
+    symbolic link in a package becomes the file it points to there."""
     dirs = [os.path.join(root, d, triplet) for d in ("lib", "usr/lib")]
     files, todo = {}, [(p, os.path.join(root, p.lstrip("/"))) for p in programs]
     while todo:
         guest, host = todo.pop()
         if guest in files:
             continue
+        host = in_root(root, host)
         if not os.path.exists(host):
             raise ConfigError(f"{host} not found: run scripts/fetch-fuzzers.sh")
-        files[guest] = os.path.realpath(host)
+        files[guest] = host
         for name in needed(host):
-            where = next((d for d in dirs if os.path.exists(os.path.join(d, name))), None)
+            where = next((d for d in dirs if os.path.lexists(os.path.join(d, name))), None)
             if where is None:
                 raise ConfigError(f"{name}, needed by {guest}, is in no package "
                                   f"unpacked under {root}")
@@ -133,7 +169,9 @@ def guest_files(config):  # spawns readelf and objdump
                           "as root ('make fuzz' does)")
     files = closure(root, triplet, PROGRAMS)
     interp = interpreter(files[PROGRAMS[0]])
-    files[interp] = os.path.realpath(os.path.join(root, interp.lstrip("/")))
+    files[interp] = in_root(root, os.path.join(root, interp.lstrip("/")))
+    if not os.path.exists(files[interp]):
+        raise ConfigError(f"{interp}: not in the packages unpacked under {root}")
     return files
 
 
@@ -155,16 +193,11 @@ def main(argv=None):  # spawns kernel builds and QEMU
 
     env = ccache_env()
     trees = args.trees.split(",")
-    for t in trees:
-        if t not in ("base", "series"):
-            die(f"unknown tree {t!r}: base or series")
-    commits = {t: tree_commit(t) for t in trees}
-    if "series" in commits and commits["series"] == commits.get("base", tree_commit("base")):
-        die("branch 'series' is the base: run 'make apply' first")
+    commits = bt.tree_commits(trees)
     append = (f"rt.seed={args.seed} rt.trinity={args.trinity} rt.stressng={args.stressng} "
               f"rt.children={args.children}")
     os.makedirs(OUT, exist_ok=True)
-    cells, bad = load_fault(os.path.join(OUT, "fuzz.json")), 0
+    cells, bad = load_cells(os.path.join(OUT, "fuzz.json")), 0
     for name in args.configs.split(","):
         if name not in GUESTS:
             die(f"no fuzzers for runtime config {name!r}: {', '.join(GUESTS)}")
@@ -191,7 +224,9 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 cpio = None
                 if not err:
                     cell["debug"] = bt.kconfig_flags(cfg)
-                    cpio, err = bt.initramfs_with(cfg, os.path.join(builddir, "initramfs"),
+                    # Apart from the runtime test's initramfs, which
+                    # initramfs_with() would rebuild without its selftests.
+                    cpio, err = bt.initramfs_with(cfg, os.path.join(builddir, "fuzz-initramfs"),
                                                   RTFUZZ, cpio_lines(files))
                 if err:
                     cell.update(verdict="FAIL", reason=err)
@@ -202,20 +237,25 @@ def main(argv=None):  # spawns kernel builds and QEMU
                                            append)
                     cell["seconds"] = round(secs, 1)
                     bt.judge(cell, logf, status, tree)
-                    cell["report_kinds"] = sorted({report_kind(r) for r in cell["reports"]})
-            if tree == "series" and "base" in row and "checks" in cell:
-                why = compare(row["base"], cell)
+                    with open(logf, errors="replace") as f:
+                        lines = f.readlines()
+                    cell["report_kinds"] = report_kinds(lines)
+                    cell["oom_kills"] = sum(1 for ln in lines if OOM_RE.search(ln))
+            if tree == "series" and "base" in row and "report_kinds" in cell:
+                why = series_verdict(row["base"], cell)
                 cell["own_verdict"] = cell["verdict"]
                 cell.update(verdict="FAIL" if why else "PASS", reason=why or (
-                    f"as the base ({cell['reason']})" if cell["reason"] else None))
-            if cell["verdict"] == "FAIL" and tree == "series" or cell["verdict"] == "FAIL" \
-                    and "checks" not in cell:
+                    f"the base shows the same ({cell['reason']})" if cell["reason"] else None))
+            # A report on the base is a finding, shown, not a failure of
+            # this run; anything else that failed is.
+            if cell["verdict"] == "FAIL" and (tree == "series" or not
+                                              (cell.get("reason") or "").startswith("console: ")):
                 bad += 1
             row[tree] = cell
             log(f"{tag}: {cell['verdict']}" +
                 (f" ({cell['reason']})" if cell.get("reason") else "") +
                 (f" in {cell['seconds']:.0f} s" if "seconds" in cell else ""))
             cells = merge_cells(cells, cell)
-            save_fuzz(OUT, cells, ("base", "series"))
+            save_cells(OUT, "fuzz", cells, fuzz_markdown(cells, ("base", "series")))
     log(f"report: {os.path.relpath(os.path.join(OUT, 'fuzz.md'), TOP)}")
     return 1 if bad else 0

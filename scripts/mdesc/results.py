@@ -299,6 +299,14 @@ def save_bench(directory, reports):
     return md
 
 
+def injected_text(counts):
+    """'N (cap M)', and whether the cap stopped the injection early."""
+    if not counts:
+        return "-"
+    n, cap = counts
+    return f"{n} ({cap})" + (", cap reached" if cap and n >= cap else "")
+
+
 def fault_markdown(cells, trees):
     """RESULTS/fault/fault.md: per config, base and series side by side
     (scripts/mdesc/fault.py)."""
@@ -319,8 +327,8 @@ def fault_markdown(cells, trees):
         tests = list(dict.fromkeys(k for c in row.values() for k in c.get("injected", {})))
         for test in tests:
             for cap in ("fail_page_alloc", "failslab"):
-                line(f"{test}: {cap} injected (cap)", lambda c: "{} ({})".format(
-                    *c.get("injected", {}).get(test, {}).get(cap, ("-", "-"))))
+                line(f"{test}: {cap} injected (cap)", lambda c: injected_text(
+                    c.get("injected", {}).get(test, {}).get(cap)))
             line(f"{test}: stack dumps ptlock / page-table / zsmalloc / other",
                  lambda c: " / ".join(str(c.get("dumps", {}).get(test, {}).get(k, 0))
                                       for k in ("ptlock", "page-table", "zsmalloc", "other")))
@@ -343,9 +351,9 @@ def fault_markdown(cells, trees):
     return "\n".join(out)
 
 
-def load_fault(path):
-    """A fault.json: a list of boots, as boot.json; an empty list when
-    there is none yet."""
+def load_cells(path):
+    """A fault.json or fuzz.json: a list of boots, as boot.json; an
+    empty list when there is none yet."""
     return load_boot(path) if os.path.exists(path) else []
 
 
@@ -357,11 +365,12 @@ def merge_cells(cells, cell):
     return out if cell in out else out + [cell]
 
 
-def save_fault(directory, cells, trees):
-    """fault.json and fault.md in DIRECTORY; returns fault.md's path."""
-    write_json(os.path.join(directory, "fault.json"), cells)
-    md = os.path.join(directory, "fault.md")
-    write_text(md, fault_markdown(cells, trees))
+def save_cells(directory, stem, cells, markdown):
+    """STEM.json (CELLS) and STEM.md (MARKDOWN) in DIRECTORY; returns
+    the Markdown file's path."""
+    write_json(os.path.join(directory, stem + ".json"), cells)
+    md = os.path.join(directory, stem + ".md")
+    write_text(md, markdown)
     return md
 
 
@@ -386,16 +395,9 @@ def fuzz_markdown(cells, trees):
         for k in dict.fromkeys(k for c in row.values() for k in c.get("checks", {})):
             line(k, lambda c: " ".join(c.get("checks", {}).get(k, ("-", ""))))
         line("kernel reports", lambda c: "; ".join(c.get("report_kinds", [])) or "none")
+        line("OOM kills", lambda c: c.get("oom_kills", "-"))
         out.append("")
     return "\n".join(out)
-
-
-def save_fuzz(directory, cells, trees):
-    """fuzz.json and fuzz.md in DIRECTORY; returns fuzz.md's path."""
-    write_json(os.path.join(directory, "fuzz.json"), cells)
-    md = os.path.join(directory, "fuzz.md")
-    write_text(md, fuzz_markdown(cells, trees))
-    return md
 
 
 def main(argv=None):
