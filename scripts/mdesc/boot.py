@@ -404,6 +404,17 @@ def record(name, tag, key, cell, cfg):  # spawns nm and objdump
         "(commit it: a fresh clone then boots only the series)")
 
 
+def missing_tools(cfg):
+    """Why CFG cannot be booted here (no cross compiler, no QEMU), or
+    None."""
+    try:
+        cfg.compiler()
+    except LookupError as e:
+        return str(e)
+    qemu = shlex.split(cfg.meta["qemu"])[0]
+    return None if shutil.which(qemu) else f"{qemu} not found"
+
+
 def tree_commits(trees):  # spawns git
     """{tree: commit} of TREES ('base', 'series'); an unknown tree, or a
     series branch that is still the base, is an error."""
@@ -477,14 +488,10 @@ def main(argv=None):  # spawns kernel builds and QEMU
                 f"# {sym} is not set" for sym in BASE.runtime_off)
             cfg = Config(path, variant or None, extra, builddir=builddir)
             tag = f"{name} {tree}"
-            qemu = shlex.split(cfg.meta["qemu"])[0]
             tests = args.tests or cfg.meta.get("tests", "pt,zram,swap,kselftest")
-            try:
-                cfg.compiler()
-            except LookupError as e:
-                cell.update(verdict="SKIP", reason=str(e))
-            if "verdict" not in cell and not shutil.which(qemu):
-                cell.update(verdict="SKIP", reason=f"{qemu} not found")
+            why = missing_tools(cfg)
+            if why:
+                cell.update(verdict="SKIP", reason=why)
             key = None
             if tree == "base" and "verdict" not in cell and not args.build_only and \
                     (args.record or args.base_record):

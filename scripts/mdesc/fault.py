@@ -29,8 +29,6 @@ import argparse
 import collections
 import os
 import re
-import shlex
-import shutil
 import time
 
 from . import boot as bt
@@ -267,14 +265,10 @@ def main(argv=None):  # spawns kernel builds and QEMU
             # The base's own 'runtime-off' symbols come last, as in harness boot.
             cfg = Config(path, "fault", extra + [f"# {sym} is not set" for sym in BASE.runtime_off],
                          builddir=builddir)
-            qemu = shlex.split(cfg.meta["qemu"])[0]
-            try:
-                cfg.compiler()
-            except LookupError as e:
-                cell.update(verdict="SKIP", reason=str(e))
-            if "verdict" not in cell and not shutil.which(qemu):
-                cell.update(verdict="SKIP", reason=f"{qemu} not found")
-            if "verdict" not in cell:
+            why = bt.missing_tools(cfg)
+            if why:
+                cell.update(verdict="SKIP", reason=why)
+            else:
                 t0 = time.time()
                 log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
                 image, err = bt.build_kernel(cfg, tree, commits[tree], args.jobs, env,

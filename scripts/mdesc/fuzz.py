@@ -25,8 +25,6 @@ Results: RESULTS/fuzz/NAME-TREE.log (console), fuzz.md and fuzz.json.
 import argparse
 import os
 import re
-import shlex
-import shutil
 import subprocess
 import time
 
@@ -212,9 +210,9 @@ def main(argv=None):  # spawns kernel builds and QEMU
             builddir = os.path.join(BUILD, "runtime", f"{name}-{tree}")
             cfg = Config(path, None, tuple(f"# {sym} is not set" for sym in BASE.runtime_off),
                          builddir=builddir)
-            qemu = shlex.split(cfg.meta["qemu"])[0]
-            if not shutil.which(qemu):
-                cell.update(verdict="SKIP", reason=f"{qemu} not found")
+            why = bt.missing_tools(cfg)
+            if why:
+                cell.update(verdict="SKIP", reason=why)
             else:
                 t0 = time.time()
                 log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
