@@ -37,6 +37,9 @@ import types
 import pytest
 
 from mdesc import boot
+from mdesc.config import Config
+from mdesc.errors import HarnessError
+from mdesc.paths import CONFIGS
 
 DATA = os.path.join(os.path.dirname(__file__), "test_data", "boot")
 BASE_LOG = os.path.join(DATA, "x86_64-base.log")
@@ -501,3 +504,28 @@ def test_a_check_printed_twice_keeps_its_failure(tmp_path):
     res = boot.evaluate(logf, 0)
     assert res["verdict"] == "FAIL"
     assert res["checks"]["zram/verify"][0] == "FAIL"
+
+
+def test_missing_tools_name_what_is_missing(monkeypatch, tmp_path):
+    cfg = Config(os.path.join(CONFIGS, "runtime", "x86_64.config"), builddir=str(tmp_path))
+    which = boot.shutil.which
+    monkeypatch.setattr(boot.shutil, "which",
+                        lambda name: None if name.startswith("qemu") else which(name))
+    assert boot.missing_tools(cfg) == "qemu-system-x86_64 not found"
+    monkeypatch.setattr(boot.shutil, "which",
+                        lambda name: None if name == "gcc" else "/usr/bin/" + name)
+    assert boot.missing_tools(cfg).startswith("no toolchain: gcc not found")
+    monkeypatch.setattr(boot.shutil, "which", lambda name: "/usr/bin/" + name)
+    assert boot.missing_tools(cfg) is None
+
+
+def test_tree_commits_refuse_an_unknown_tree_and_an_unapplied_series(monkeypatch):
+    commits = {"base": "1168211065ea", "series": "c8451e37d355"}
+    monkeypatch.setattr(boot, "tree_commit", lambda t: commits[t])
+    assert boot.tree_commits(["base", "series"]) == commits
+    assert boot.tree_commits(["series"]) == {"series": "c8451e37d355"}
+    with pytest.raises(HarnessError, match="unknown tree 'head'"):
+        boot.tree_commits(["head"])
+    commits["series"] = commits["base"]
+    with pytest.raises(HarnessError, match="run 'make apply' first"):
+        boot.tree_commits(["series"])
