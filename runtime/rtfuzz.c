@@ -11,7 +11,7 @@
  *
  *	rt.seed=N          trinity's -s and stress-ng's --seed
  *	rt.trinity=SECS    how long trinity runs (then SIGINT, SIGKILL 20 s on)
- *	rt.stressng=SECS   stress-ng's --timeout
+ *	rt.stressng=SECS   stress-ng's --timeout (SIGINT two minutes on)
  *	rt.children=N      trinity's children
  *
  * trinity runs as root (--dangerous), only on the calls listed in
@@ -43,10 +43,15 @@ static const char *const trinity_calls[] = {
 	"mlockall", "munlockall", "brk", "msync", "mincore", "remap_file_pages",
 };
 
-/* stress-ng's memory stressors: one instance each, all at once. */
+/*
+ * stress-ng's memory stressors: one instance each, all at once.  Eight,
+ * with small regions: fifteen at once under TCG with KASAN left five of
+ * them (vm, mmap, mremap, pagemove, mmapfixed) without one operation
+ * done in 95 s, and stress-ng needed 70 s more than its --timeout to
+ * stop them.
+ */
 static const char *const stressors[] = {
-	"vm", "mmap", "mremap", "madvise", "brk", "mlock", "mmapfork", "mprotect",
-	"pagemove", "mmapfixed", "mmapmany", "fork", "msync", "mincore", "remap",
+	"vm", "mmap", "mremap", "madvise", "mprotect", "mmapfork", "pagemove", "fork",
 };
 
 static long cmdline_long(const char *key, long def)
@@ -131,6 +136,8 @@ static const char *tail_output(const char *tag, int lines, const char *key,
 			snprintf(found, flen, "%.*s", (int)(e ? e - p : (long)strlen(p)), p);
 		}
 	}
+	if (!lines)
+		return found;
 	for (start = buf + got; start > buf && n <= lines; start--)
 		if (start[-1] == '\n')
 			n++;
@@ -141,7 +148,7 @@ static const char *tail_output(const char *tag, int lines, const char *key,
 
 static void test_trinity(long seed, int secs, int children)
 {
-	char *argv[64], sbuf[32], cbuf[16], ran[256];
+	char *argv[64], sbuf[32], cbuf[16], ran[256], why[256];
 	int i, n = 0, st;
 	size_t k;
 	double t0 = now();
@@ -168,14 +175,21 @@ static void test_trinity(long seed, int secs, int children)
 	}
 	argv[n] = NULL;
 	st = run_bounded(argv, secs, 20);
-	tail_output("trinity", 12, "Ran ", ran, sizeof(ran));
+	tail_output("trinity", 12, "Bailing main loop because ", why, sizeof(why));
+	tail_output("trinity", 0, "Ran ", ran, sizeof(ran));
 	i = ran[0] ? atoi(ran + 4) : 0;
+	/*
+	 * trinity stops its main loop on our SIGINT ("because ctrl-c"); any
+	 * other reason (its own watchdog finding a lock held by a child that
+	 * is gone, a tainted kernel) ended the fuzzing before its time.
+	 */
 	if (st == -1 || (WIFEXITED(st) && WEXITSTATUS(st) >= 126))
 		result("fuzz", "trinity", "FAIL", "did not start (status %#x)", st);
 	else
-		result("fuzz", "trinity", i > 0 ? "PASS" : "FAIL",
-		       "%s; seed %ld, %d children, %.0f s, status %#x",
-		       ran[0] ? ran : "no 'Ran N syscalls' line", seed, children, now() - t0, st);
+		result("fuzz", "trinity", i > 0 && strstr(why, "ctrl-c") ? "PASS" : "FAIL",
+		       "%s; %s; seed %ld, %d children, %.0f s of %d, status %#x",
+		       ran[0] ? ran : "no 'Ran N syscalls' line", why[0] ? why : "no reason given",
+		       seed, children, now() - t0, secs, st);
 }
 
 static void test_stressng(long seed, int secs)
@@ -200,9 +214,9 @@ static void test_stressng(long seed, int secs)
 		argv[n++] = "1";
 	}
 	argv[n++] = "--vm-bytes";
-	argv[n++] = "64M";
-	argv[n++] = "--mmap-bytes";
 	argv[n++] = "16M";
+	argv[n++] = "--mmap-bytes";
+	argv[n++] = "4M";
 	argv[n++] = "--verify";
 	argv[n++] = "--metrics-brief";
 	argv[n++] = "--seed";
@@ -210,8 +224,11 @@ static void test_stressng(long seed, int secs)
 	argv[n++] = "--timeout";
 	argv[n++] = tbuf;
 	argv[n] = NULL;
-	/* stress-ng stops itself; SIGINT only if it overruns by a minute */
-	st = run_bounded(argv, secs + 60, 30);
+	/*
+	 * stress-ng stops itself at --timeout, and then waits for its
+	 * stressors to finish their operation: SIGINT only two minutes on
+	 */
+	st = run_bounded(argv, secs + 120, 60);
 	tail_output("stress-ng", 24, "failed", line, sizeof(line));
 	/*
 	 * 0: every stressor passed; 2: one failed (a --verify mismatch
