@@ -46,6 +46,12 @@ TESTS = "ptfault,zramfault,swapfault,kmemleak"
 # failslab's cache filter: 6.1's /sys/kernel/slab/*/failslab is
 # read-only, so the mark is set at boot ('A' is SLAB_FAILSLAB).
 APPEND = "slub_debug=A,page->ptl"
+# Per runtime config, what its kernel needs on the command line besides.
+# i386: the first kmemleak scan oopses in scan_block() on a lowmem page
+# that DEBUG_PAGEALLOC has unmapped (BUG: unable to handle page fault for
+# address f7503000, kmemleak_scan < scan_gray_list < scan_block), on the
+# base as with the series: Documentation/runtime.md, "Injected failures".
+CONFIG_APPEND = {"i386": "debug_pagealloc=off"}
 
 # Frames that make an injected failure a page-table allocation, on the
 # four arches this runs on and the others: the generic entry points
@@ -248,7 +254,6 @@ def main(argv=None):  # spawns kernel builds and QEMU
     env = ccache_env()
     trees = args.trees.split(",")
     commits = bt.tree_commits(trees)
-    append = " ".join(filter(None, (APPEND, args.append)))
     os.makedirs(OUT, exist_ok=True)
     # A run of some configs replaces their cells of the last report and
     # keeps the others.
@@ -257,6 +262,7 @@ def main(argv=None):  # spawns kernel builds and QEMU
         path = os.path.join(bt.RUNTIME, name + ".config")
         if not os.path.exists(path):
             die(f"no runtime config {path}")
+        append = " ".join(filter(None, (APPEND, CONFIG_APPEND.get(name), args.append)))
         for tree in trees:
             tag = f"{name}+fault {tree}"
             cell = {"config": name + "+fault", "tree": tree, "commit": commits[tree],
