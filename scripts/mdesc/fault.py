@@ -94,6 +94,15 @@ FRAME_RE = re.compile(r"^\s*(?:\[<[0-9a-f]+>\]\s*)?(\? )?([A-Za-z_.$][\w.$]*)"
 MARK_RE = re.compile(r"^\s*(</?(TASK|IRQ|NMI|SOFTIRQ)>|Last Breaking-Event-Address:|"
                      r"(RIP|EIP|Code|RSP|ESP|RAX|EAX|RBX|RCX|RDX|ESI|RSI|RBP|EBP|R\d+|DS|"
                      r"CR\d|DR\d|FS|GS):)")
+# Lines that may come inside a dump's stack without ending it: with
+# lockdep, s390's show_stack() lists the locks the task holds ("1 lock
+# held by init/37:", " #0: ... (&mm->mmap_lock){++++}-{3:3}, at: ..."),
+# which s390's console splits into pieces when two CPUs print at once;
+# and the one-line outcomes another CPU prints meanwhile.
+BETWEEN_RE = re.compile(r"locks? held by \S+|^\s*#\d+:|\{[-+.?]+\}-\{\d:\d\}|"
+                        r"^\s*[0-9a-f]{16}\s*(\(|$)|VM_FAULT_OOM leaked out|"
+                        r"pagefault_out_of_memory: \d+ callbacks suppressed|"
+                        r"Write-error on swap-device")
 HEAD_RE = re.compile(r"^(CPU: \d+ PID: \d+ Comm:|Hardware name:)")
 TEST_RE = re.compile(r"RT-TEST: (\S+)")
 COUNT_RE = re.compile(r"RT-FAULT: (\S+) (\S+) injected (-?\d+) cap (\d+)")
@@ -134,7 +143,9 @@ def split_console(lines):
     kind ends it; a block whose frames pass through the injection
     (INJECT_FRAMES) is the oldest waiting dump's, any other block (a
     WARNING's stack, an OOM report's) is kept as it came.  Another CPU's
-    stack starts a block of its own."""
+    stack starts a block of its own; another dump's first two lines,
+    printed outside dump_stack()'s lock, may come inside a block and do
+    not end it."""
     kept, injections, waiting, block, test = [], [], [], [], "boot"
 
     def flush():
@@ -152,7 +163,8 @@ def split_console(lines):
         if m:
             test = m.group(1)
         if FI_RE.search(line):
-            flush()
+            # Printed outside dump_stack()'s lock: it may come in the
+            # middle of another CPU's stack, which goes on after it.
             d = {"capability": None, "test": test, "frames": []}
             injections.append(d)
             waiting.append(d)
@@ -160,6 +172,9 @@ def split_console(lines):
         m = NAME_RE.match(line)
         if m and any(d["capability"] is None for d in waiting):
             next(d for d in waiting if d["capability"] is None)["capability"] = m.group(1)
+            continue
+        if block and BETWEEN_RE.search(line):
+            kept.append(raw)
             continue
         frame = FRAME_RE.match(line)
         trace = bool(TRACE_RE.match(line))
@@ -236,6 +251,30 @@ def judge(cell, logf, status, tree):  # spawns the tree's kunit.py
                     reason="no injected failure hit a page-table or ptlock allocation")
 
 
+def rejudge(names, trees):  # spawns the trees' kunit.py
+    """Judge the kept consoles of NAMES and TREES again: the verdict is
+    the harness's reading of a console, which a fix to it changes while
+    the boot stays what it was."""
+    cells, bad = load_cells(os.path.join(OUT, "fault.json")), 0
+    for old in list(cells):
+        name = old["config"].partition("+")[0]
+        logf = os.path.join(OUT, f"{name}-{old['tree']}.log")
+        if name not in names or old["tree"] not in trees or "seconds" not in old:
+            continue
+        if not os.path.exists(logf):
+            die(f"no console {logf} to judge again")
+        kept = ("config", "tree", "commit", "tests", "append", "build_seconds", "debug",
+                "seconds")
+        cell = {k: old[k] for k in kept if k in old}
+        judge(cell, logf, old["qemu_status"], old["tree"])
+        bad += cell["verdict"] == "FAIL"
+        log(f"{old['config']} {old['tree']}: {cell['verdict']}" +
+            (f" ({cell['reason']})" if cell.get("reason") else "") + f" (was {old['verdict']})")
+        cells = merge_cells(cells, cell)
+    save_cells(OUT, "fault", cells, fault_markdown(cells, ("base", "series")))
+    return 1 if bad else 0
+
+
 def main(argv=None):  # spawns kernel builds and QEMU
     ap = argparse.ArgumentParser(prog="harness fault", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
@@ -247,8 +286,13 @@ def main(argv=None):  # spawns kernel builds and QEMU
     ap.add_argument("--append", default="", help="extra kernel command line")
     ap.add_argument("--timeout", type=int, default=1500, help="seconds per boot")
     ap.add_argument("--build-only", action="store_true")
+    ap.add_argument("--rejudge", action="store_true",
+                    help="judge the consoles of the last run again, with this harness: "
+                         "no build, no boot")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
+    if args.rejudge:
+        return rejudge(args.configs.split(","), args.trees.split(","))
 
     extra = fragment_lines()
     env = ccache_env()
