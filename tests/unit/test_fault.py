@@ -21,7 +21,7 @@ import os
 import pytest
 
 from mdesc import boot, fault, results
-from mdesc.errors import ConfigError
+from mdesc.errors import ConfigError, HarnessError
 
 DATA = os.path.join(os.path.dirname(__file__), "test_data", "fault")
 
@@ -222,3 +222,26 @@ def test_s390_dumps_with_held_locks_and_lines_of_another_cpu(name, dumps):
     assert len(inj) == dumps and all(d["frames"] and d["capability"] for d in inj)
     assert [ln for ln in kept if boot.REPORT_RE.search(ln)] == []
     assert sum("VM_FAULT_OOM" in ln for ln in kept) == sum("VM_FAULT_OOM" in ln for ln in lines)
+
+
+def test_rejudge_reads_the_kept_console_again_and_keeps_the_rest(tmp_path, monkeypatch):
+    # A cell as the first s390x series boot left it, judged FAIL on a
+    # trace that was an injection's; the console is the x86_64 fixture
+    # with RT-DONE added (the boot itself is not repeated).
+    monkeypatch.setattr(fault, "OUT", str(tmp_path))
+    monkeypatch.setattr(boot, "kunit_results", lambda logf, tree: {})
+    lines = [ln.replace(" FAIL ", " PASS ") for ln in console() if "RT-INFO" not in ln]
+    (tmp_path / "x86_64-series.log").write_text("".join(lines) + "RT-DONE\n")
+    old = {"config": "x86_64+fault", "tree": "series", "commit": "c8451e37d355",
+           "verdict": "FAIL", "reason": "console: Call Trace:", "seconds": 288.0,
+           "qemu_status": 0, "debug": ["KASAN"]}
+    other = {"config": "arm64+fault", "tree": "base", "verdict": "PASS", "seconds": 1.0}
+    results.save_cells(str(tmp_path), "fault", [old, other], "")
+    assert fault.rejudge(["x86_64"], ["base", "series"]) == 0
+    cells = results.load_cells(str(tmp_path / "fault.json"))
+    assert cells[1] == other
+    assert cells[0]["verdict"] == "PASS" and cells[0]["seconds"] == 288.0
+    assert cells[0]["debug"] == ["KASAN"] and cells[0]["pt_hits"] > 0
+    (tmp_path / "x86_64-series.log").unlink()
+    with pytest.raises(HarnessError, match="no console"):
+        fault.rejudge(["x86_64"], ["series"])
