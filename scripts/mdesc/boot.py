@@ -210,6 +210,27 @@ def initramfs_with(cfg, outdir, source, extra=()):  # spawns the compiler
     return cpio, None
 
 
+def build_with_init(cell, cfg, tree, commit, source, initdir, jobs, env, logf,
+                    extra=()):  # spawns make and the compiler
+    """Build CFG's image at COMMIT in the worktree of TREE (output in
+    LOGF), then an initramfs in INITDIR with SOURCE as /init and the
+    gen_init_cpio lines EXTRA (initramfs_with()); CELL gets the build's
+    seconds and the debug options in effect.  Returns (image, cpio,
+    None), or (None, None, (stage, reason)) with the stage that failed:
+    'build' or 'initramfs'."""
+    t0 = time.time()
+    log(f"{cell['config']} {tree}: building {cfg.meta['image']} at {commit[:12]}")
+    image, err = build_kernel(cfg, tree, commit, jobs, env, logf)
+    cell["build_seconds"] = round(time.time() - t0, 1)
+    if err:
+        return None, None, ("build", err)
+    cell["debug"] = kconfig_flags(cfg)
+    cpio, err = initramfs_with(cfg, initdir, source, extra)
+    if err:
+        return None, None, ("initramfs", err)
+    return image, cpio, None
+
+
 def boot(cfg, image, cpio, tests, timeout, logf, extra_append):  # spawns QEMU
     """Run QEMU; returns (seconds, exit status or None on timeout)."""
     append = f"console={cfg.meta['console']} rt.tests={tests} panic=-1 {extra_append}"

@@ -29,7 +29,6 @@ import argparse
 import collections
 import os
 import re
-import time
 
 from . import boot as bt
 from .config import Config
@@ -319,19 +318,13 @@ def main(argv=None):  # spawns kernel builds and QEMU
             if why:
                 cell.update(verdict="SKIP", reason=why)
             else:
-                t0 = time.time()
-                log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
-                image, err = bt.build_kernel(cfg, tree, commits[tree], args.jobs, env,
-                                             os.path.join(OUT, f"{name}-{tree}.build.log"))
-                cell["build_seconds"] = round(time.time() - t0, 1)
+                image, cpio, err = bt.build_with_init(
+                    cell, cfg, tree, commits[tree], RTFAULT, os.path.join(builddir, "initramfs"),
+                    args.jobs, env, os.path.join(OUT, f"{name}-{tree}.build.log"))
+                # A kernel that does not build fails; an init that does not
+                # compile for this arch is a test that cannot run.
                 if err:
-                    cell.update(verdict="FAIL", reason=err)
-                else:
-                    cell["debug"] = bt.kconfig_flags(cfg)
-                    cpio, err = bt.initramfs_with(cfg, os.path.join(builddir, "initramfs"),
-                                                  RTFAULT)
-                    if err:
-                        cell.update(verdict="SKIP", reason=err)
+                    cell.update(verdict="FAIL" if err[0] == "build" else "SKIP", reason=err[1])
             if "verdict" not in cell and args.build_only:
                 cell.update(verdict="BUILT", reason=None)
             if "verdict" not in cell:

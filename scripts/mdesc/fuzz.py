@@ -26,7 +26,6 @@ import argparse
 import os
 import re
 import subprocess
-import time
 
 from . import boot as bt
 from .config import Config
@@ -215,20 +214,14 @@ def main(argv=None):  # spawns kernel builds and QEMU
             if why:
                 cell.update(verdict="SKIP", reason=why)
             else:
-                t0 = time.time()
-                log(f"{tag}: building {cfg.meta['image']} at {commits[tree][:12]}")
-                image, err = bt.build_kernel(cfg, tree, commits[tree], args.jobs, env,
-                                             os.path.join(OUT, f"{name}-{tree}.build.log"))
-                cell["build_seconds"] = round(time.time() - t0, 1)
-                cpio = None
-                if not err:
-                    cell["debug"] = bt.kconfig_flags(cfg)
-                    # Apart from the runtime test's initramfs, which
-                    # initramfs_with() would rebuild without its selftests.
-                    cpio, err = bt.initramfs_with(cfg, os.path.join(builddir, "fuzz-initramfs"),
-                                                  RTFUZZ, cpio_lines(files))
+                # The initramfs apart from the runtime test's, which
+                # initramfs_with() would rebuild without its selftests.
+                image, cpio, err = bt.build_with_init(
+                    cell, cfg, tree, commits[tree], RTFUZZ,
+                    os.path.join(builddir, "fuzz-initramfs"), args.jobs, env,
+                    os.path.join(OUT, f"{name}-{tree}.build.log"), cpio_lines(files))
                 if err:
-                    cell.update(verdict="FAIL", reason=err)
+                    cell.update(verdict="FAIL", reason=err[1])
                 elif args.build_only:
                     cell.update(verdict="BUILT", reason=None)
                 else:

@@ -529,3 +529,27 @@ def test_tree_commits_refuse_an_unknown_tree_and_an_unapplied_series(monkeypatch
     commits["series"] = commits["base"]
     with pytest.raises(HarnessError, match="run 'make apply' first"):
         boot.tree_commits(["series"])
+
+
+def test_build_with_init_names_the_stage_that_failed(monkeypatch, tmp_path):
+    cfg = Config(os.path.join(CONFIGS, "runtime", "x86_64.config"), builddir=str(tmp_path))
+    calls = []
+    monkeypatch.setattr(boot, "build_kernel", lambda *a: calls.append("make") or ("/img", None))
+    monkeypatch.setattr(boot, "kconfig_flags", lambda c: ["KASAN"])
+    monkeypatch.setattr(boot, "initramfs_with",
+                        lambda c, d, s, e: calls.append((d, s, tuple(e))) or ("/cpio", None))
+    cell = {"config": "x86_64+fault"}
+    got = boot.build_with_init(cell, cfg, "base", "1168211065ea", "rtfault.c", "/i", 2, {},
+                               "/log", ["dir /usr 755 0 0"])
+    assert got == ("/img", "/cpio", None)
+    assert calls == ["make", ("/i", "rtfault.c", ("dir /usr 755 0 0",))]
+    assert cell["debug"] == ["KASAN"] and "build_seconds" in cell
+    monkeypatch.setattr(boot, "initramfs_with", lambda *a: (None, "gcc -static failed"))
+    assert boot.build_with_init({"config": "x"}, cfg, "base", "1168211065ea", "rtfault.c",
+                                "/i", 2, {}, "/log") == \
+        (None, None, ("initramfs", "gcc -static failed"))
+    monkeypatch.setattr(boot, "build_kernel", lambda *a: (None, "make bzImage failed"))
+    cell = {"config": "x"}
+    assert boot.build_with_init(cell, cfg, "base", "1168211065ea", "rtfault.c", "/i", 2, {},
+                                "/log") == (None, None, ("build", "make bzImage failed"))
+    assert "debug" not in cell
