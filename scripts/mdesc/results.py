@@ -299,6 +299,13 @@ def save_bench(directory, reports):
     return md
 
 
+def table_row(label, row, trees, fn):
+    """A Markdown row: LABEL, then FN of each tree's cell in ROW ('-'
+    where a tree has none), with '|' kept out of the cells."""
+    return f"| {label} | " + " | ".join(
+        str(fn(row[t])).replace("|", "/") if t in row else "-" for t in trees) + " |"
+
+
 def injected_text(counts):
     """'N (cap M)', and whether the cap stopped the injection early."""
     if not counts:
@@ -318,8 +325,7 @@ def fault_markdown(cells, trees):
                 "|---|" + "---|" * len(trees)]
 
         def line(label, fn):
-            out.append(f"| {label} | " + " | ".join(
-                str(fn(row[t])) if t in row else "-" for t in trees) + " |")
+            out.append(table_row(label, row, trees, fn))
 
         line("verdict", lambda c: c["verdict"] + (f": {c['reason']}" if c.get("reason") else ""))
         line("boot and tests", lambda c: f"{c['seconds']:.0f} s" if "seconds" in c else "")
@@ -337,7 +343,7 @@ def fault_markdown(cells, trees):
             f"{k} {v}" for k, v in c.get("outcomes", {}).items() if v) or "none")
         checks = list(dict.fromkeys(k for c in row.values() for k in c.get("checks", {})))
         for k in checks:
-            line(k, lambda c: " ".join(c.get("checks", {}).get(k, ("-", ""))).replace("|", "/"))
+            line(k, lambda c: " ".join(c.get("checks", {}).get(k, ("-", ""))))
         kunit_cases = list(dict.fromkeys(k for c in row.values() for k in c.get("kunit", {})))
         for k in kunit_cases:
             line(f"KUnit {k}", lambda c: c.get("kunit", {}).get(k, "-"))
@@ -384,8 +390,7 @@ def fuzz_markdown(cells, trees):
                 "|---|" + "---|" * len(trees)]
 
         def line(label, fn):
-            out.append(f"| {label} | " + " | ".join(
-                str(fn(row[t])).replace("|", "/") if t in row else "-" for t in trees) + " |")
+            out.append(table_row(label, row, trees, fn))
 
         line("verdict", lambda c: c["verdict"] + (f": {c['reason']}" if c.get("reason") else ""))
         line("commit", lambda c: c["commit"][:12])

@@ -245,3 +245,10 @@ def test_rejudge_reads_the_kept_console_again_and_keeps_the_rest(tmp_path, monke
     (tmp_path / "x86_64-series.log").unlink()
     with pytest.raises(HarnessError, match="no console"):
         fault.rejudge(["x86_64"], ["series"])
+
+
+def test_a_bar_in_a_reason_does_not_split_a_table_cell():
+    cell = {"config": "x86_64+fault", "tree": "base", "verdict": "FAIL",
+            "reason": "console: BUG: a | b"}
+    md = results.fault_markdown([cell], ["base", "series"])
+    assert "| verdict | FAIL: console: BUG: a / b | - |" in md
