@@ -4,7 +4,9 @@
 # check-mail.sh - check the mail of scripts/make-mail.sh the way a
 # maintainer takes it: 'b4 am' turns each part's mbox back into a
 # series, and that applies alone to the base with git am, giving the
-# same change as that part of branch $SERIES_BRANCH.
+# same change as that part of branch $SERIES_BRANCH.  A part whose
+# banner says '# Depends: P' applies on the base with part P's patches
+# under it, and its subjects carry the words of its '# Prefix:'.
 #
 # Usage: scripts/check-mail.sh [-h] [MAILDIR]
 #
@@ -37,7 +39,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'echo "FAIL mail: check-mail.sh stopped at line $LINENO"' ERR
 
 # shellcheck disable=SC2034 # read by part_range through a nameref
-entries=()
+entries=() deps=() prefix=()
 read_series entries
 # shellcheck disable=SC2034
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse "$BASE_TAG..$SERIES_BRANCH")
@@ -49,10 +51,25 @@ for mbox in "$maildir"/*.mbox; do
 	first="" last=""
 	read -r first last < <(part_range "$part" entries commits) || true
 	total=$(grep -c '^From mboxrd@z ' "$mbox" || true)
-	# n/N of every subject, without b4's zero padding.
-	nums=$({ grep -o '^Subject: \[PATCH[ 0-9/]*\]' "$mbox" || true; } |
-		sed -e 's/.*PATCH 0*\([0-9][0-9]*\)\/0*\([0-9][0-9]*\)\]/\1\/\2/' -e 's/.*PATCH\]/-/' |
-		paste -sd' ')
+	part_keys depends "$part" deps
+	part_keys prefix "$part" prefix
+	# n/N of every subject, without b4's zero padding; the words in its
+	# brackets besides n/N must be PATCH and the part's prefix ('#
+	# Prefix:' in its banner), in any order.
+	tag=$(printf '%s\n' PATCH "${prefix[@]}" | sort | paste -sd' ')
+	nums=$({ grep -o '^Subject: \[[^]]*\]' "$mbox" || true; } |
+		while read -r _ words; do
+			words=${words#[} words=${words%]}
+			num=- other=()
+			for w in $words; do
+				case $w in
+				*[0-9]/*[0-9]) num=$(sed 's|^0*\([0-9]\)|\1|; s|/0*\([0-9]\)|/\1|' <<<"$w") ;;
+				*) other+=("$w") ;;
+				esac
+			done
+			[ "$(printf '%s\n' "${other[@]}" | sort | paste -sd' ')" = "$tag" ] || num="[$words]"
+			echo "$num"
+		done | paste -sd' ')
 	# A lone patch is [PATCH]; a part with a cover letter [PATCH 0/N]
 	# to [PATCH N/N], all N+1 of them.
 	want=$(seq 0 $((total - 1)) | sed "s|\$|/$((total - 1))|" | paste -sd' ')
@@ -88,16 +105,31 @@ for mbox in "$maildir"/*.mbox; do
 	am am --abort >/dev/null 2>&1 || true
 	am checkout -q -f --detach "$BASE_TAG"
 	am clean -q -fdx
+	# The parts this one depends on go under it, as the series has them.
+	under_ok=1
+	for d in "${deps[@]}"; do
+		mapfile -t dfiles < <(printf '%s\n' "${entries[@]}" | grep "^$d/" | sed "s|^|$PATCHES/|")
+		if ! am am -q "${dfiles[@]}" >/dev/null 2>&1; then
+			am am --abort >/dev/null 2>&1 || true
+			under_ok=0
+			echo "FAIL mail/$part: part $d, which it depends on, does not apply on the base"
+			break
+		fi
+	done
+	[ "$under_ok" = 1 ] || { fails=$((fails + 1)); continue; }
+	under=$(git -C "$AMTREE" rev-parse HEAD)
 	if ! out=$(am am -q "$mbx" 2>&1); then
 		am am --abort >/dev/null 2>&1 || true
 		echo "FAIL mail/$part: git am of b4's series stopped: $(printf '%s\n' "$out" | grep -m1 -E 'error|failed|empty')"
 		fails=$((fails + 1)); continue
 	fi
-	got=$(git -C "$AMTREE" diff "$BASE_TAG" HEAD | git patch-id --stable | cut -d' ' -f1)
+	got=$(git -C "$AMTREE" diff "$under" HEAD | git patch-id --stable | cut -d' ' -f1)
 	exp=$(git -C "$LINUX" diff "$first^" "$last" | git patch-id --stable | cut -d' ' -f1)
-	n=$(git -C "$AMTREE" rev-list --count "$BASE_TAG..HEAD")
+	n=$(git -C "$AMTREE" rev-list --count "$under..HEAD")
 	if [ -n "$first" ] && [ "$got" = "$exp" ] && [ "$n" = "$commits_in" ]; then
-		echo "PASS mail/$part: b4 am of the mbox gives $n patches that apply alone on the base, same change as the series"
+		where="alone on the base"
+		[ ${#deps[@]} -eq 0 ] || where="on the base with ${deps[*]} under them"
+		echo "PASS mail/$part: b4 am of the mbox gives $n patches that apply $where, same change as the series"
 	else
 		echo "FAIL mail/$part: applied $n commits; change differs from $part in $SERIES_BRANCH"
 		fails=$((fails + 1))

@@ -116,6 +116,18 @@ read_series()
 	[ -z "$list" ] || mapfile -t _rs <<<"$list"
 }
 
+# part_keys KEY PART ARRAY: into ARRAY, the parts PART applies on top
+# of (KEY 'depends') or the words before PATCH in its subjects (KEY
+# 'prefix'), from the banner keys of $SERIES; dies if they are wrong.
+part_keys()
+{
+	local -n _pk=$3
+	local list
+	list=$("$HARNESS" series "$1" "$2") || die "cannot read the banner keys of $SERIES"
+	_pk=()
+	[ -z "$list" ] || mapfile -t _pk <<<"$list"
+}
+
 # lock_worktree DIR: hold an exclusive lock on the worktree at DIR until
 # the script exits, so that two runs never check out commits in the same
 # tree; die, naming the holder, when another run has it.

@@ -15,6 +15,8 @@
 # in To, lists in Cc), and 'b4 send --output-dir' writes the messages,
 # numbered and threaded, to OUTDIR/<part>/ (default: $WORK/mail).
 # OUTDIR/<part>.mbox holds them as one mbox, for git am and b4 am.  A
+# part whose banner says '# Depends: P' is prepared on top of part P
+# (not sent again), and '# Prefix: RFC' puts RFC in its subjects.  A
 # part of one patch is sent without a cover message: b4 puts the cover
 # letter's text under the patch's cut line, as a note to the maintainer.
 #
@@ -89,6 +91,7 @@ cover_text()
 	' hdr=1 shortlog="$SERIES_IDENT_NAME (" "$1"
 }
 
+deps=() prefix=()
 for part in "${parts[@]}"; do
 	cover=$PATCHES/$part/0000-cover-letter.patch
 	mapfile -t files < <(printf '%s\n' "${entries[@]}" | grep "^$part/" | sed "s|^|$PATCHES/|")
@@ -99,15 +102,27 @@ for part in "${parts[@]}"; do
 	cover_text "$cover" > "$tmp/cover"
 	branch="mail-$BASE-$part"
 	git -C "$MAILTREE" checkout -q -f -B "$branch" "$BASE_TAG"
+	# A part that depends on others ('# Depends:' in its banner) is
+	# mailed on top of them: they are applied first and are not sent;
+	# b4 counts the part's own commits from there.
+	part_keys depends "$part" deps
+	for d in "${deps[@]}"; do
+		mapfile -t dfiles < <(printf '%s\n' "${entries[@]}" | grep "^$d/" | sed "s|^|$PATCHES/|")
+		git -C "$MAILTREE" am -q "${dfiles[@]}" ||
+			die "$part: part $d, which it depends on, does not apply on the base"
+	done
+	fork=$(git -C "$MAILTREE" rev-parse HEAD)
 	git -C "$MAILTREE" am -q "${files[@]}" ||
-		die "$part: its patches do not apply alone on the base"
+		die "$part: its patches do not apply on the base${deps[*]:+ with ${deps[*]} under them}"
+	part_keys prefix "$part" prefix
 	# shellcheck disable=SC2016 # "$1" is the editor's own argument
 	printf '#!/bin/sh\ncat %q > "$1"\n' "$tmp/cover" > "$tmp/editor"
 	chmod +x "$tmp/editor"
 	rm -rf "${out:?}/$part" "$out/$part.mbox"
 	(
 		cd "$MAILTREE"
-		b4 -q prep -e "$BASE_TAG"
+		b4 -q prep -e "$fork"
+		[ ${#prefix[@]} -eq 0 ] || b4 -q prep --set-prefixes "${prefix[@]}"
 		b4 -q prep --edit-cover
 		b4 -q prep --auto-to-cc
 		b4 -q send --no-sign -o "$out/$part"

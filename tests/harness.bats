@@ -217,6 +217,52 @@ pin()
 	[[ "$output" == *"FAIL mail/test: numbering or To headers wrong (subjects: 0/2 1/2)"* ]]
 }
 
+@test "mail: a part that depends on another is prepared and checked on top of it, with its prefix" {
+	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
+	# The second change's context is the first one's line: it applies
+	# on the first part only, never alone on the base.
+	b=$(commit_edit "$a" mm/memory.c '2a\/* harness test two */' "mm: a change on top of the first")
+	make_series "$BATS_TEST_TMPDIR/s" "$a" "$b"
+	mkdir -p "$PATCHES/rfc"
+	mv "$PATCHES"/test/0002-*.patch "$PATCHES/rfc/"
+	{
+		printf '# the first part\n'
+		grep '^test/0001-' "$SERIES"
+		printf '# the second, on top of it\n# Depends: test\n# Prefix: RFC\n'
+		grep '^test/0002-' "$SERIES" | sed 's|^test/|rfc/|'
+	} > "$SERIES.new"
+	mv "$SERIES.new" "$SERIES"
+	for p in test rfc; do
+		printf 'Subject: [PATCH] %s: one change\n\nA cover letter of the test.\n' "$p" \
+			> "$PATCHES/$p/0000-cover-letter.patch"
+	done
+	run "$TOP/scripts/apply-series.sh"
+	[ "$status" -eq 0 ]
+	mail=$BATS_TEST_TMPDIR/mail
+	run "$TOP/scripts/make-mail.sh" "$mail"
+	[ "$status" -eq 0 ]
+	# One message each (a part of one patch has no cover message); the
+	# dependent part's only patch is its own, with RFC in its subject.
+	[ "$(grep -c '^From mboxrd@z ' "$mail/rfc.mbox")" = 1 ]
+	grep -qE '^Subject: \[(RFC PATCH|PATCH RFC)\] mm: a change on top of the first' "$mail/rfc.mbox"
+	grep -q '^Subject: \[PATCH\] mm: first test change' "$mail/test.mbox"
+	run "$TOP/scripts/check-mail.sh" "$mail"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"PASS mail/test: b4 am of the mbox gives 1 patches that apply alone on the base"* ]]
+	[[ "$output" == *"PASS mail/rfc: b4 am of the mbox gives 1 patches that apply on the base with test under them"* ]]
+	# Without its prefix the part's mail is not what the series says.
+	sed -i -E 's/^Subject: \[(RFC PATCH|PATCH RFC)\]/Subject: [PATCH]/' "$mail/rfc.mbox"
+	run "$TOP/scripts/check-mail.sh" "$mail"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"FAIL mail/rfc: numbering or To headers wrong (subjects: [PATCH])"* ]]
+	# A dependency the series file does not list before the part is refused.
+	sed -i 's/^# Depends: test/# Depends: nothing/' "$SERIES"
+	run "$TOP/scripts/make-mail.sh" "$mail"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"part rfc depends on nothing, which is not a part listed before it"* ]]
+	[ -z "$(git -C "$LINUX" branch --list 'mail-*')" ]
+}
+
 @test "a series file kept in its patch directory, as quilt keeps it, round-trips" {
 	a=$(commit_edit "$BASE_TAG" mm/memory.c '1a\/* harness test one */' "mm: first test change")
 	make_series "$BATS_TEST_TMPDIR/s" "$a"

@@ -5,10 +5,21 @@ A line is a patch path under patches/ ('ptdesc/0003-....patch'); '#'
 starts a comment (the banners and the topic lines); the first word of
 a line is the entry (quilt allows options after it).  The part of an
 entry is its directory: fixes, ptdesc, zsdesc.
+
+A banner may carry keys for the part whose entries follow it, each on
+a comment line of its own:
+
+    # Depends: ptdesc     the part applies on top of these earlier parts,
+                          not on the base alone (its mail and its check
+                          apply them first)
+    # Prefix: RFC         words b4 puts before PATCH in the part's subjects
+
+quilt and git am see comments only, so the keys change nothing there.
 """
 
 import argparse
 import os
+import re
 
 from .errors import HarnessError
 from .paths import SERIES
@@ -22,6 +33,61 @@ def parse(text):
         if e:
             entries.append(e.split()[0])
     return entries
+
+
+KEY_RE = re.compile(r"^#\s*(Depends|Prefix):\s*(.*?)\s*$")
+
+
+def meta(text):
+    """{part: {"Depends": [...], "Prefix": [...]}} from the banner keys
+    of a series file's TEXT.  A key belongs to the part of the next
+    entry; a part may depend only on parts listed before it."""
+    out, pending, seen = {}, {}, []
+    for n, line in enumerate(text.splitlines(), 1):
+        m = KEY_RE.match(line.strip())
+        if m:
+            words = m.group(2).replace(",", " ").split()
+            if not words:
+                raise HarnessError(f"series line {n}: '{m.group(1)}:' names nothing")
+            pending.setdefault(m.group(1), []).extend(words)
+            continue
+        e = line.split("#", 1)[0].strip()
+        if not e:
+            continue
+        part = part_of(e.split()[0])
+        if pending:
+            for dep in pending.get("Depends", []):
+                if dep == part or dep not in seen:
+                    raise HarnessError(f"series line {n}: part {part} depends on "
+                                       f"{dep}, which is not a part listed before it")
+            mine = out.setdefault(part, {})
+            for k, v in pending.items():
+                mine.setdefault(k, []).extend(x for x in v if x not in mine.get(k, []))
+            pending = {}
+        if part not in seen:
+            seen.append(part)
+    if pending:
+        raise HarnessError("series: a 'Depends:' or 'Prefix:' line after the last "
+                           "entry belongs to no part")
+    return out
+
+
+def depends(part, text):
+    """Every part PART needs under it, its own dependencies' first, in
+    series order."""
+    m = meta(text)
+    need, todo = set(), list(m.get(part, {}).get("Depends", []))
+    while todo:
+        p = todo.pop()
+        if p not in need:
+            need.add(p)
+            todo.extend(m.get(p, {}).get("Depends", []))
+    return [p for p in parts(parse(text)) if p in need]
+
+
+def prefix(part, text):
+    """The words before PATCH in PART's subjects ([] for none)."""
+    return meta(text).get(part, {}).get("Prefix", [])
 
 
 def read(path=None):
@@ -58,12 +124,28 @@ def main(argv=None):
     ap = argparse.ArgumentParser(prog="harness series",
                                  description="The entries (one per line) or the parts of "
                                  "the series file.")
-    ap.add_argument("what", choices=("entries", "parts"))
+    ap.add_argument("what", choices=("entries", "parts", "depends", "prefix"),
+                    help="depends: the parts PART applies on top of; prefix: the "
+                    "words before PATCH in PART's subjects")
+    ap.add_argument("part", nargs="?", help="the part, for depends and prefix")
     ap.add_argument("--file", help="the series file (default: SERIES)")
     args = ap.parse_args(argv)
+    path = args.file or SERIES
     if args.file and not os.path.exists(args.file):
         raise HarnessError(f"{args.file}: no such series file")
-    entries = read(args.file)
-    for x in entries if args.what == "entries" else parts(entries):
+    if args.what in ("depends", "prefix"):
+        if not args.part:
+            raise HarnessError(f"harness series {args.what}: name a part")
+        text = ""
+        if os.path.exists(path):
+            with open(path) as f:
+                text = f.read()
+        if args.part not in parts(parse(text)):
+            raise HarnessError(f"{args.part}: not a part of {path}")
+        out = depends(args.part, text) if args.what == "depends" else prefix(args.part, text)
+    else:
+        entries = read(args.file)
+        out = entries if args.what == "entries" else parts(entries)
+    for x in out:
         print(x)
     return 0

@@ -51,6 +51,9 @@ def test_the_projects_series_file():
                for d, _, fs in os.walk(paths.PATCHES) for f in fs
                if f.endswith(".patch") and not f.startswith("0000-")}
     assert set(entries) == on_disk
+    # Its banner keys ('# Depends:', '# Prefix:') read without error.
+    with open(paths.SERIES) as f:
+        series.meta(f.read())
 
 
 def test_read_missing_file_is_empty(tmp_path):
@@ -66,3 +69,56 @@ def test_command(tmp_path, capsys):
     assert len(capsys.readouterr().out.splitlines()) == 4
     with pytest.raises(HarnessError, match="no such series file"):
         series.main(["entries", "--file", str(tmp_path / "nope")])
+
+
+DEPS = TEXT + """
+###########################################################################
+# RFC: the descriptor apart from struct page
+# Depends: ptdesc
+# Prefix: RFC
+###########################################################################
+rfc/0001-d.patch
+# Depends: zsdesc, rfc
+more/0001-e.patch
+"""
+
+
+def test_banner_keys_belong_to_the_next_part():
+    assert series.parse(DEPS)[-2:] == ["rfc/0001-d.patch", "more/0001-e.patch"]
+    m = series.meta(DEPS)
+    assert m == {"rfc": {"Depends": ["ptdesc"], "Prefix": ["RFC"]},
+                 "more": {"Depends": ["zsdesc", "rfc"]}}
+    assert series.depends("rfc", DEPS) == ["ptdesc"]
+    # Transitive, in series order, whatever order the key names them.
+    assert series.depends("more", DEPS) == ["ptdesc", "zsdesc", "rfc"]
+    assert series.depends("ptdesc", DEPS) == []
+    assert series.prefix("rfc", DEPS) == ["RFC"]
+    assert series.prefix("zsdesc", DEPS) == []
+    # The base's own comment lines ("# Base: ...") are not keys.
+    assert series.meta(TEXT + "# Base: Debian 6.1\nx/1.patch\n") == {}
+
+
+@pytest.mark.parametrize("text,msg", [
+    ("# Depends: zsdesc\nptdesc/1.patch\nzsdesc/1.patch\n",
+     "line 2: part ptdesc depends on zsdesc, which is not a part listed before it"),
+    ("ptdesc/1.patch\n# Depends: ptdesc\nptdesc/2.patch\n",
+     "part ptdesc depends on ptdesc"),
+    ("ptdesc/1.patch\n# Depends:\nrfc/1.patch\n", "line 2: 'Depends:' names nothing"),
+    ("ptdesc/1.patch\n# Prefix: RFC\n", "belongs to no part"),
+])
+def test_bad_banner_keys(text, msg):
+    with pytest.raises(HarnessError, match=msg):
+        series.meta(text)
+
+
+def test_command_depends_and_prefix(tmp_path, capsys):
+    f = tmp_path / "series"
+    f.write_text(DEPS)
+    assert series.main(["depends", "more", "--file", str(f)]) == 0
+    assert capsys.readouterr().out == "ptdesc\nzsdesc\nrfc\n"
+    assert series.main(["prefix", "rfc", "--file", str(f)]) == 0
+    assert capsys.readouterr().out == "RFC\n"
+    with pytest.raises(HarnessError, match="name a part"):
+        series.main(["depends", "--file", str(f)])
+    with pytest.raises(HarnessError, match="nope: not a part of"):
+        series.main(["prefix", "nope", "--file", str(f)])
