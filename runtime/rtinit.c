@@ -175,6 +175,23 @@ static long long page_tables_kb(void)
 }
 
 /*
+ * With CONFIG_SEPARATE_PTDESC (patches/ptdesc-rfc) every page table has
+ * a descriptor in the "ptdesc" slab cache, booted with slab_nomerge so
+ * that the cache holds nothing else.  Its objects in use, after a shrink
+ * has flushed the per-cpu slabs (whose free objects SLUB counts as in
+ * use); -1 without such a cache, as in every other kernel.
+ */
+static long long ptdesc_objects(void)
+{
+	char buf[64];
+
+	if (write_file("/sys/kernel/slab/ptdesc/shrink", "1") ||
+	    read_file("/sys/kernel/slab/ptdesc/objects", buf, sizeof(buf)))
+		return -1;
+	return strtoll(buf, NULL, 10);
+}
+
+/*
  * PageTables once it has stopped moving: page tables of processes that
  * already exited may still be waiting for an RCU grace period (s390
  * frees its 2K PTE fragments that way), and they must not be counted as
@@ -697,13 +714,14 @@ static void pt_hugetlb_check(void)
 static void test_pt(void)
 {
 	int procs = 4, threads = 3, rounds = 3, i, bad = 0, st;
-	long long before, after = -1, pgtable_charged = -1;
+	long long before, after = -1, pgtable_charged = -1, desc_before, desc_after = -1;
 	double t0 = now(), deadline;
 	pid_t pids[16];
 
 	/* a warm-up round first, so one-time kernel tables are in place */
 	in_child(pt_warmup);
 	before = settled_page_tables_kb();
+	desc_before = ptdesc_objects();
 
 	if (enter_memcg("ptstress", "256M", NULL) == 0)
 		out("RT-INFO: pt: workers in a memcg with memory.max=256M");
@@ -761,6 +779,17 @@ static void test_pt(void)
 	}
 	result("pt", "pagetables-leak", after == before ? "PASS" : "FAIL",
 	       "PageTables %lld kB before, %lld kB after (%.1f s)", before, after, now() - t0);
+	if (desc_before < 0)
+		return;
+	deadline = now() + 15;
+	while (now() < deadline) {
+		desc_after = ptdesc_objects();
+		if (desc_after <= desc_before)
+			break;
+		usleep(250000);
+	}
+	result("pt", "ptdesc-cache", desc_after == desc_before ? "PASS" : "FAIL",
+	       "ptdesc objects %lld before, %lld after", desc_before, desc_after);
 }
 
 /* --------------------------------------------------------------- zram */

@@ -67,6 +67,24 @@ VARIANTS = {
 
 VARIANT_APPEND = {"hash": "disable_radix"}
 
+# Variants only the series can build, with the command line they boot
+# with: the RFC part's option (patches/ptdesc-rfc), which the base does
+# not have.  No base record depends on them, so they are kept out of
+# its key (expect.BOOT_CODE).  slab_nomerge keeps the "ptdesc" cache's
+# counts its own objects'.
+SERIES_VARIANTS = {"sepdesc": (["CONFIG_SEPARATE_PTDESC=y"], "slab_nomerge")}
+
+def variant_of(name):
+    """(config, variant, its fragment lines, its command line) of a
+    runtime config NAME or NAME+VARIANT."""
+    base_name, _, variant = name.partition("+")
+    if variant and variant not in VARIANTS and variant not in SERIES_VARIANTS:
+        die(f"unknown variant {variant!r}")
+    lines, append = SERIES_VARIANTS.get(variant) or (VARIANTS.get(variant, []),
+                                                     VARIANT_APPEND.get(variant))
+    return base_name, variant, list(lines), append
+
+
 # The variants that 'all' boots besides every runtime config.
 ALL_VARIANTS = ["x86_64+nolockdep", "ppc64le+hash"]
 
@@ -454,7 +472,8 @@ def main(argv=None):  # spawns kernel builds and QEMU
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--configs", default="x86_64",
                     help="comma-separated runtime configs, NAME or NAME+VARIANT "
-                         f"(variants: {', '.join(VARIANTS)}; default: %(default)s; 'all')")
+                         f"(variants: {', '.join([*VARIANTS, *SERIES_VARIANTS])}; "
+                         "default: %(default)s; 'all')")
     ap.add_argument("--trees", default="base,series", help="default: %(default)s")
     ap.add_argument("--tests", default="",
                     help="rtinit tests to run (default: the config's '# tests:' line, "
@@ -490,27 +509,27 @@ def main(argv=None):  # spawns kernel builds and QEMU
 
     cells, bad = [], 0
     for name in names:
-        base_name, _, variant = name.partition("+")
+        base_name, variant, lines, vappend = variant_of(name)
         path = os.path.join(RUNTIME, base_name + ".config")
         if not os.path.exists(path):
             die(f"no runtime config {path}")
-        if variant and variant not in VARIANTS:
-            die(f"unknown variant {variant!r}")
-        append = " ".join(filter(None, (VARIANT_APPEND.get(variant), args.append)))
+        append = " ".join(filter(None, (vappend, args.append)))
         for tree in trees:
             cell = {"config": name, "tree": tree, "commit": commits[tree]}
             # A variant that only changes the command line shares the kernel.
-            built_as = name if VARIANTS.get(variant) else base_name
+            built_as = name if lines else base_name
             builddir = os.path.join(BUILD, "runtime", f"{built_as}-{tree}")
             # The base's own 'runtime-off' symbols (bases/README) come
             # last; the default base has none, so its kernels and their
             # records are as they were.
-            extra = tuple(VARIANTS.get(variant, ())) + tuple(
+            extra = tuple(lines) + tuple(
                 f"# {sym} is not set" for sym in BASE.runtime_off)
             cfg = Config(path, variant or None, extra, builddir=builddir)
             tag = f"{name} {tree}"
             tests = args.tests or cfg.meta.get("tests", "pt,zram,swap,kselftest")
             why = missing_tools(cfg)
+            if tree == "base" and variant in SERIES_VARIANTS:
+                why = f"the base has no {', '.join(lines)}: a variant of the series only"
             if why:
                 cell.update(verdict="SKIP", reason=why)
             key = None

@@ -41,7 +41,7 @@ class Config:
             for line in f:
                 line = line.rstrip("\n")
                 m = re.match(r"^#\s*(arch|kconfig|fragments|toolchain|cross_compile|"
-                             r"subarch|llvm|user_cc|image|console|qemu|tests):\s*(.*)$", line)
+                             r"subarch|llvm|user_cc|image|console|qemu|tests|needs):\s*(.*)$", line)
                 if m:
                     self.meta[m.group(1)] = m.group(2).strip()
                 elif re.match(r"^(CONFIG_\w+=.*|# CONFIG_\w+ is not set)$", line):
@@ -60,6 +60,9 @@ class Config:
         self.fragments = [os.path.join(CONFIGS, f)
                           for f in self.meta.get("fragments", "").split()]
         self.cross = self.meta.get("cross_compile", "")
+        # '# needs: CONFIG_X': a symbol the series adds.  A step whose
+        # tree does not define it cannot build this config.
+        self.needs = self.meta.get("needs", "").split()
         self.builddir = builddir or os.path.join(BUILD, self.name)
 
     def digest(self):

@@ -76,13 +76,17 @@ def probe_source():
            "{",
            "\tEMIT(\"sizeof page\", sizeof(struct page));",
            "\tEMIT(\"sizeof ptdesc\", sizeof(struct ptdesc));",
-           "\tEMIT(\"ALLOC_SPLIT_PTLOCKS\", ALLOC_SPLIT_PTLOCKS);"]
+           "\tEMIT(\"ALLOC_SPLIT_PTLOCKS\", ALLOC_SPLIT_PTLOCKS);",
+           "\tEMIT(\"separate\", IS_ENABLED(CONFIG_SEPARATE_PTDESC));",
+           # A descriptor allocated apart (the RFC part's option)
+           # overlays nothing.
+           "#ifndef CONFIG_SEPARATE_PTDESC"]
     for field, twin, cond in FIELDS:
         if cond:
             out += [f"#ifdef {cond}", f"\tPAIR({field}, {twin});", "#endif"]
         else:
             out.append(f"\tPAIR({field}, {twin});")
-    out.append("}")
+    out += ["#endif", "}"]
     return "\n".join(out) + "\n"
 
 
@@ -126,7 +130,7 @@ def probe(rec, jobs, env, tree_hash):
     hit = cache.get("layout", inputs)
     if hit:
         rec.update(hit["record"], cached=True)
-        say(f"{rec['status']} layout/{name}: {summary(rec)} (cached)")
+        say(f"{rec['status']} layout/{name}: {rec.get('reason') or summary(rec)} (cached)")
         return 0
     err = configure(cfg, jobs, env)
     target = f"{PROBE_DIR}/ptdesc_layout.s"
@@ -137,6 +141,14 @@ def probe(rec, jobs, env, tree_hash):
         return 1
     with open(os.path.join(cfg.builddir, target)) as f:
         vals = parse(f.read())
+    if vals.get("separate"):
+        why = (f"struct ptdesc is allocated apart (CONFIG_SEPARATE_PTDESC, "
+               f"{vals['sizeof ptdesc']} bytes): it overlays no struct page word")
+        rec.update(status="SKIP", reason=why, sizeof_page=vals["sizeof page"],
+                   sizeof_ptdesc=vals["sizeof ptdesc"])
+        say(f"SKIP layout/{name}: {why}")
+        cache.put("layout", inputs, {k: v for k, v in rec.items() if k != "config"})
+        return 0
     fields = []
     for field, twin, _ in FIELDS:
         if f"ptdesc {field}" not in vals:

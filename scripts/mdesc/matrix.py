@@ -66,6 +66,23 @@ class Matrix:
         self.args = args
         self.env = ccache_env()
         self.cells = []
+        self.defined = {}
+
+    def undefined(self, cfg, step):
+        """The symbols of CFG's '# needs:' line that STEP's tree does not
+        define in any Kconfig file (a config for an option the series
+        adds has no cell before the patch that adds it)."""
+        out = []
+        for sym in cfg.needs:
+            key = (step["commit"], sym)
+            if key not in self.defined:
+                name = sym[len("CONFIG_"):] if sym.startswith("CONFIG_") else sym
+                p = run(["git", "-C", LINUX, "grep", "-q", "-E", f"^(menu)?config {name}$",
+                         step["commit"], "--", "*Kconfig*"], check=False)
+                self.defined[key] = p.returncode == 0
+            if not self.defined[key]:
+                out.append(sym)
+        return out
 
     def load_configs(self):
         names = sorted(f for f in os.listdir(CONFIGS) if f.endswith(".config"))
@@ -371,6 +388,11 @@ class Matrix:
                 f"({s['commit'][:12]})")
             for cfg in usable:
                 if self.args.link_only:
+                    continue
+                gone = self.undefined(cfg, s)
+                if gone:
+                    self.record(cfg, s, "N/A", f"{', '.join(gone)} does not exist at "
+                                "this step; the config needs it")
                     continue
                 inputs = self.cell_inputs(cfg, s, steps, trees)
                 if self.cached_cell(cfg, s, inputs):

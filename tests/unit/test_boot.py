@@ -553,3 +553,16 @@ def test_build_with_init_names_the_stage_that_failed(monkeypatch, tmp_path):
     assert boot.build_with_init(cell, cfg, "base", "1168211065ea", "rtfault.c", "/i", 2, {},
                                 "/log") == (None, None, ("build", "make bzImage failed"))
     assert "debug" not in cell
+
+
+def test_variants():
+    assert boot.variant_of("x86_64") == ("x86_64", "", [], None)
+    assert boot.variant_of("ppc64le+hash") == ("ppc64le", "hash", [], "disable_radix")
+    base, variant, lines, append = boot.variant_of("x86_64+nolockdep")
+    assert "# CONFIG_PROVE_LOCKING is not set" in lines and append is None
+    # The RFC part's option: the series only, out of the base record's key.
+    assert boot.variant_of("arm64+sepdesc") == (
+        "arm64", "sepdesc", ["CONFIG_SEPARATE_PTDESC=y"], "slab_nomerge")
+    assert "sepdesc" not in boot.VARIANTS
+    with pytest.raises(HarnessError, match="unknown variant 'nope'"):
+        boot.variant_of("x86_64+nope")

@@ -30,6 +30,13 @@ def test_every_config_has_its_facts(name):
         assert os.path.exists(f), f
 
 
+def test_a_config_may_need_a_symbol_the_series_adds():
+    assert cfg("x86_64").needs == []
+    c = cfg("x86_64-sepdesc")
+    assert c.needs == ["CONFIG_SEPARATE_PTDESC"]
+    assert "CONFIG_SEPARATE_PTDESC=y" in c.lines
+
+
 def test_x86_64():
     c = cfg("x86_64")
     assert (c.arch, c.srcarch, c.meta["kconfig"], c.cross) == ("x86_64", "x86", "tinyconfig", "")

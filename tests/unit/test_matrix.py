@@ -37,6 +37,8 @@ class FakeKernel:
         self.rc = rc or {}            # commit -> make status
         self.makes = []
         self.trees = {}               # commit -> its tree, if not its own name
+        self.defines = set(COMMITS)   # commits whose Kconfig has every symbol
+        self.greps = []
         monkeypatch.setattr(matrix.cache, "ROOT", str(tmp_path / "verdicts"))
         monkeypatch.delenv("NO_CACHE", raising=False)
         monkeypatch.setattr(matrix, "run", self.run)
@@ -56,6 +58,11 @@ class FakeKernel:
                 "arch/x86/mm": ({"arch/x86/mm/pgtable.o"}, set())}.get(d, (set(), set()))
 
     def run(self, cmd, cwd=None, env=None, check=True):
+        if cmd[0] == "git" and "grep" in cmd:
+            # 'git grep -q ^config SYM COMMIT': which trees define it.
+            rc = 0 if cmd[-3] in self.defines else 1
+            self.greps.append(cmd[-3])
+            return types.SimpleNamespace(stdout="", returncode=rc)
         if cmd[0] == "git":
             if "checkout" in cmd:
                 self.commit = cmd[-1]
@@ -112,6 +119,22 @@ def test_every_step(monkeypatch, tmp_path):
     assert meta["complete"] and meta["patches"] == 4 and len(meta["cells"]) == 5
     assert "| 3 ptdesc/0002 b | PASS |" in (tmp_path / "results" / "matrix.md").read_text()
     assert [c for c, _ in fk.makes] == ["base0", "c2", "c3"]
+
+
+def test_a_config_that_needs_a_symbol_has_no_cell_before_it_exists(monkeypatch, tmp_path):
+    """x86_64-sepdesc turns on an option the series adds: the steps whose
+    tree does not define it are N/A, and nothing is built there."""
+    fk = FakeKernel(monkeypatch, tmp_path)
+    fk.defines = {"c3", "c4"}
+    rc, m = run_matrix(configs="x86_64-sepdesc")
+    assert rc == 0
+    gone = "CONFIG_SEPARATE_PTDESC does not exist at this step; the config needs it"
+    got = cells(m)
+    assert got[(0, "objects")] == got[(1, "objects")] == got[(2, "objects")] == ("N/A", gone)
+    assert got[(3, "objects")] == ("PASS", "")
+    assert [c for c, _ in fk.makes] == ["c3"]
+    # Each tree is asked once.
+    assert sorted(fk.greps) == ["base0", "c1", "c2", "c3", "c4"]
 
 
 def test_a_compile_error_fails_its_step_only(monkeypatch, tmp_path):
