@@ -13,7 +13,7 @@ import sys
 from . import (api, asserts, bases, bench, bloat, bloat_per_patch, boot, ccache_check,
                conversions,
                distcc_check, fault, fuzz, kunit, layout, matrix, merge, page_use, paths, paths_cmd,
-               repair, results, series)
+               repair, results, samecode, series)
 from .errors import HarnessError
 
 # subcommand: (its module, what it does).  Each module has main(argv) and
@@ -34,6 +34,7 @@ COMMANDS = {
     "bench": (bench, "run time of the series against the base, A B A B"),
     "bloat": (bloat, "code size of the series against the base"),
     "bloat-per-patch": (bloat_per_patch, "object code size of each patch"),
+    "samecode": (samecode, "the code of every function is the same in two vmlinux files"),
     "distcc": (distcc_check, "the matrix through loopback distcc helpers"),
     "lines": (results, "result lines of a matrix.json or boot.json"),
     "paths": (paths_cmd, "the harness's paths as NAME=value lines for shell"),
