@@ -71,8 +71,9 @@ VARIANT_APPEND = {"hash": "disable_radix"}
 # with: the RFC part's option (patches/ptdesc-rfc), which the base does
 # not have.  No base record depends on them, so they are kept out of
 # its key (expect.BOOT_CODE).  slab_nomerge keeps the "ptdesc" cache's
-# counts its own objects'.
+# counts to its own objects.
 SERIES_VARIANTS = {"sepdesc": (["CONFIG_SEPARATE_PTDESC=y"], "slab_nomerge")}
+
 
 def variant_of(name):
     """(config, variant, its fragment lines, its command line) of a

@@ -69,19 +69,26 @@ class Matrix:
         self.defined = {}
 
     def undefined(self, cfg, step):
-        """The symbols of CFG's '# needs:' line that STEP's tree does not
-        define in any Kconfig file (a config for an option the series
-        adds has no cell before the patch that adds it)."""
+        """The symbols of CFG's '# needs:' line that STEP's tree lacks: a
+        config for an option the series adds has no cell before the
+        patches that add the option and let the arch select it.  A word
+        CONFIG_X needs a Kconfig file to define X; select:CONFIG_X needs
+        a Kconfig file of CFG's arch to select X."""
         out = []
-        for sym in cfg.needs:
-            key = (step["commit"], sym)
+        for word in cfg.needs:
+            select = word.startswith("select:")
+            sym = word[len("select:"):] if select else word
+            key = (step["commit"], cfg.srcarch, word)
             if key not in self.defined:
                 name = sym[len("CONFIG_"):] if sym.startswith("CONFIG_") else sym
-                p = run(["git", "-C", LINUX, "grep", "-q", "-E", f"^(menu)?config {name}$",
-                         step["commit"], "--", "*Kconfig*"], check=False)
+                what = "select" if select else "(menu)?config"
+                where = f"arch/{cfg.srcarch}/*Kconfig*" if select else "*Kconfig*"
+                p = run(["git", "-C", LINUX, "grep", "-q", "-E",
+                         rf"^\s*{what} {name}(\s|$)", step["commit"], "--", where],
+                        check=False)
                 self.defined[key] = p.returncode == 0
             if not self.defined[key]:
-                out.append(sym)
+                out.append(f"{sym} (selected by {cfg.srcarch})" if select else sym)
         return out
 
     def load_configs(self):

@@ -33,7 +33,7 @@ def test_every_config_has_its_facts(name):
 def test_a_config_may_need_a_symbol_the_series_adds():
     assert cfg("x86_64").needs == []
     c = cfg("x86_64-sepdesc")
-    assert c.needs == ["CONFIG_SEPARATE_PTDESC"]
+    assert c.needs == ["CONFIG_SEPARATE_PTDESC", "select:CONFIG_ARCH_SUPPORTS_SEPARATE_PTDESC"]
     assert "CONFIG_SEPARATE_PTDESC=y" in c.lines
 
 

@@ -6,7 +6,9 @@ and the report are checked in milliseconds.  The compiler lines are
 real gcc 12 output (test_data/compiler/warnings.txt)."""
 
 import argparse
+import fnmatch
 import json
+import re
 import types
 
 import pytest
@@ -37,7 +39,8 @@ class FakeKernel:
         self.rc = rc or {}            # commit -> make status
         self.makes = []
         self.trees = {}               # commit -> its tree, if not its own name
-        self.defines = set(COMMITS)   # commits whose Kconfig has every symbol
+        # commit -> symbol -> the Kconfig files that define or select it
+        self.defines = {}
         self.greps = []
         monkeypatch.setattr(matrix.cache, "ROOT", str(tmp_path / "verdicts"))
         monkeypatch.delenv("NO_CACHE", raising=False)
@@ -59,10 +62,15 @@ class FakeKernel:
 
     def run(self, cmd, cwd=None, env=None, check=True):
         if cmd[0] == "git" and "grep" in cmd:
-            # 'git grep -q ^config SYM COMMIT': which trees define it.
-            rc = 0 if cmd[-3] in self.defines else 1
-            self.greps.append(cmd[-3])
-            return types.SimpleNamespace(stdout="", returncode=rc)
+            # 'git grep -q PATTERN COMMIT -- PATHS': does a Kconfig file
+            # under PATHS define (or select) the symbol at COMMIT?
+            commit, where = cmd[-3], cmd[-1]
+            what, sym = re.search(r"\^\\s\*(\S+) (\w+)\(", cmd[-4]).groups()
+            self.greps.append(commit)
+            kind = "select" if what == "select" else "config"
+            found = any(fnmatch.fnmatch(p, where)
+                        for p in self.defines.get(commit, {}).get((kind, sym), []))
+            return types.SimpleNamespace(stdout="", returncode=0 if found else 1)
         if cmd[0] == "git":
             if "checkout" in cmd:
                 self.commit = cmd[-1]
@@ -125,16 +133,26 @@ def test_a_config_that_needs_a_symbol_has_no_cell_before_it_exists(monkeypatch, 
     """x86_64-sepdesc turns on an option the series adds: the steps whose
     tree does not define it are N/A, and nothing is built there."""
     fk = FakeKernel(monkeypatch, tmp_path)
-    fk.defines = {"c3", "c4"}
+    # c2 defines the option and lets arm64 select it, c3 x86 too.
+    opt, arch = ("config", "SEPARATE_PTDESC"), ("select", "ARCH_SUPPORTS_SEPARATE_PTDESC")
+    defined = {opt: ["mm/Kconfig"], ("config", arch[1]): ["mm/Kconfig"]}
+    fk.defines = {"c2": {**defined, arch: ["arch/arm64/Kconfig"]},
+                  "c3": {**defined, arch: ["arch/arm64/Kconfig", "arch/x86/Kconfig"]}}
+    fk.defines["c4"] = fk.defines["c3"]
     rc, m = run_matrix(configs="x86_64-sepdesc")
     assert rc == 0
-    gone = "CONFIG_SEPARATE_PTDESC does not exist at this step; the config needs it"
     got = cells(m)
-    assert got[(0, "objects")] == got[(1, "objects")] == got[(2, "objects")] == ("N/A", gone)
+    end = " does not exist at this step; the config needs it"
+    sel = "CONFIG_ARCH_SUPPORTS_SEPARATE_PTDESC (selected by x86)"
+    assert got[(0, "objects")] == got[(1, "objects")] == (
+        "N/A", "CONFIG_SEPARATE_PTDESC, " + sel + end)
+    # Defining the arch symbol, or another arch's select, does not count.
+    assert got[(2, "objects")] == ("N/A", sel + end)
     assert got[(3, "objects")] == ("PASS", "")
+    assert got[(4, "objects")] == ("N/A", "step does not touch this config's files")
     assert [c for c, _ in fk.makes] == ["c3"]
-    # Each tree is asked once.
-    assert sorted(fk.greps) == ["base0", "c1", "c2", "c3", "c4"]
+    # Each tree is asked once per word of the '# needs:' line.
+    assert sorted(fk.greps) == sorted(["base0", "c1", "c2", "c3", "c4"] * 2)
 
 
 def test_a_compile_error_fails_its_step_only(monkeypatch, tmp_path):
