@@ -135,3 +135,21 @@ def test_the_probe_names_every_field():
     src = layout.probe_source()
     for field, twin, _ in layout.FIELDS:
         assert f"PAIR({field}, " in src
+
+
+def test_a_descriptor_allocated_apart_is_a_skip(probe_env, capsys):
+    """x86_64-sepdesc (CONFIG_SEPARATE_PTDESC): the compiled probe says
+    so, and there is nothing to place; its size is kept."""
+    rec = {"config": "x86_64-sepdesc"}
+    assert layout.probe(rec, 2, None, "tree-1") == 0
+    assert rec["status"] == "SKIP" and "fields" not in rec
+    assert (rec["sizeof_ptdesc"], rec["sizeof_page"]) == (40, 64)
+    assert capsys.readouterr().out == (
+        "SKIP layout/x86_64-sepdesc: struct ptdesc is allocated apart "
+        "(CONFIG_SEPARATE_PTDESC, 40 bytes): it overlays no struct page word\n")
+    again = {"config": "x86_64-sepdesc"}
+    assert layout.probe(again, 2, None, "tree-1") == 0
+    assert again["status"] == "SKIP" and probe_env == ["x86_64-sepdesc"]
+    assert capsys.readouterr().out.endswith("overlays no struct page word (cached)\n")
+    assert "## x86_64-sepdesc (x86_64): SKIP: struct ptdesc is allocated apart" in layout.render(
+        {"date": "d", "commit": "c" * 12, "configs": [dict(again, config="x86_64-sepdesc")]})
