@@ -87,7 +87,7 @@ def variant_of(name):
 
 
 # The variants that 'all' boots besides every runtime config.
-ALL_VARIANTS = ["x86_64+nolockdep", "ppc64le+hash"]
+ALL_VARIANTS = ["x86_64+nolockdep", "ppc64le+hash", "x86_64+sepdesc", "arm64+sepdesc"]
 
 # Console lines that are kernel reports.  Any of them fails the run.
 REPORT_RE = re.compile(
