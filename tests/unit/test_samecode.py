@@ -13,16 +13,18 @@ from mdesc import bloat, samecode
 from mdesc.errors import HarnessError
 
 
-def image(table, code=None, dis=None):
+def image(table, code=None, dis=None, section=None):
     """An image whose function at ADDR has the bytes CODE[addr] (default:
     its address as bytes) and the disassembly DIS[addr] (default: one
-    line with its name)."""
+    line with its name), in the code section SECTION (default: none
+    known, so that each function is disassembled alone)."""
     code, dis = code or {}, dis or {}
     names = {a: n for n, a, _ in table}
     return types.SimpleNamespace(
         table=table,
         code=lambda a, s: code.get(a, a.to_bytes(8, "little")),
-        disasm=lambda a, s: dis.get(a, [names[a]]))
+        disasm=lambda a, s: dis.get(a, [names.get(a)]),
+        section=lambda a: section)
 
 
 T = [("a", 0x1000, 16), ("b", 0x1010, 32), ("s", 0x1030, 8), ("s", 0x1040, 8)]
@@ -33,7 +35,26 @@ def test_the_same_image():
     assert rep["status"] == "PASS"
     assert (rep["functions"], rep["identical"], rep["relocated"]) == (4, 4, [])
     assert samecode.summary(rep) == ("4 functions, 4 with the same bytes at the same "
-                                     "address, 0 the same instructions elsewhere")
+                                     "address, 0 with the same instructions and other "
+                                     "addresses in them")
+
+
+def test_data_that_moved_is_checked_a_section_at_a_time():
+    """The x86_64 case: the same functions at the same addresses, the
+    bytes of some differ (a data address in them moved); the section's
+    disassembly, addresses masked, is the same, so no function is
+    disassembled alone."""
+    sec = (0x1000, 0x100)
+    code_b = {0x1010: b"other!!!", 0x1030: b"other!!!"}
+    rep = samecode.compare(image(T, section=sec, dis={0x1000: ["x"]}),
+                           image(T, code=code_b, section=sec, dis={0x1000: ["x"]}))
+    assert rep["status"] == "PASS" and rep["identical"] == 2
+    assert rep["relocated"] == ["b", "s"]
+    # A section that reads otherwise: each function on its own.
+    rep = samecode.compare(image(T, section=sec, dis={0x1000: ["x"]}),
+                           image(T, code=code_b, section=sec,
+                                 dis={0x1000: ["y"], 0x1010: ["call z"]}))
+    assert rep["differ"] == ["b: other instructions"] and rep["relocated"] == ["s"]
 
 
 def test_moved_code_with_the_same_instructions_is_relocated():
