@@ -49,21 +49,21 @@ DESCRIPTORS = {
 
 
 def misalign(path, struct, field):
-    """Insert a padding word before FIELD inside STRUCT; False if absent."""
+    """Insert a padding word before FIELD inside the first definition of
+    STRUCT that has it; False if none does.  (With the RFC part, struct
+    ptdesc has a second definition, for CONFIG_SEPARATE_PTDESC, that
+    overlays nothing and has no page words.)"""
     with open(path) as f:
         lines = f.read().split("\n")
-    try:
-        start = lines.index(struct)
-    except ValueError:
-        return False
-    for i in range(start + 1, len(lines)):
-        if lines[i].startswith("}"):
-            return False
-        if re.search(rf"\b{re.escape(field)}\s*;", lines[i]):
-            lines.insert(i, "\tunsigned long harness_misaligned_pad;")
-            with open(path, "w") as f:
-                f.write("\n".join(lines))
-            return True
+    for start in (n for n, line in enumerate(lines) if line == struct):
+        for i in range(start + 1, len(lines)):
+            if lines[i].startswith("}"):
+                break
+            if re.search(rf"\b{re.escape(field)}\s*;", lines[i]):
+                lines.insert(i, "\tunsigned long harness_misaligned_pad;")
+                with open(path, "w") as f:
+                    f.write("\n".join(lines))
+                return True
     return False
 
 
