@@ -39,7 +39,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'echo "FAIL mail: check-mail.sh stopped at line $LINENO"' ERR
 
 # shellcheck disable=SC2034 # read by part_range through a nameref
-entries=() deps=() prefix=()
+entries=() deps=() prefix=() dfiles=()
 read_series entries
 # shellcheck disable=SC2034
 mapfile -t commits < <(git -C "$LINUX" rev-list --reverse "$BASE_TAG..$SERIES_BRANCH")
@@ -108,7 +108,7 @@ for mbox in "$maildir"/*.mbox; do
 	# The parts this one depends on go under it, as the series has them.
 	under_ok=1
 	for d in "${deps[@]}"; do
-		mapfile -t dfiles < <(printf '%s\n' "${entries[@]}" | grep "^$d/" | sed "s|^|$PATCHES/|")
+		part_files "$d" entries dfiles
 		if ! am am -q "${dfiles[@]}" >/dev/null 2>&1; then
 			am am --abort >/dev/null 2>&1 || true
 			under_ok=0

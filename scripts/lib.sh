@@ -163,6 +163,18 @@ ensure_worktree()
 	) 9>>"$LINUX/.git/harness-worktrees.lock"
 }
 
+# part_files PART ENTRIES ARRAY: into ARRAY, the patch files of PART's
+# entries in the array named ENTRIES, in series order.
+part_files()
+{
+	local -n _pf_list=$2 _pf=$3
+	local e
+	_pf=()
+	for e in "${_pf_list[@]}"; do
+		case $e in "$1"/*) _pf+=("$PATCHES/$e") ;; esac
+	done
+}
+
 # part_range PART ENTRIES COMMITS: print "first last", the commits of
 # PART, given the names of two arrays in step: series entries (or
 # exported patch names) and the commits that carry them.

@@ -91,10 +91,10 @@ cover_text()
 	' hdr=1 shortlog="$SERIES_IDENT_NAME (" "$1"
 }
 
-deps=() prefix=()
+deps=() prefix=() files=() dfiles=()
 for part in "${parts[@]}"; do
 	cover=$PATCHES/$part/0000-cover-letter.patch
-	mapfile -t files < <(printf '%s\n' "${entries[@]}" | grep "^$part/" | sed "s|^|$PATCHES/|")
+	part_files "$part" entries files
 	if [ ! -f "$cover" ]; then
 		warn "$part: no cover letter ($cover); no mail written"
 		continue
@@ -107,7 +107,7 @@ for part in "${parts[@]}"; do
 	# b4 counts the part's own commits from there.
 	part_keys depends "$part" deps
 	for d in "${deps[@]}"; do
-		mapfile -t dfiles < <(printf '%s\n' "${entries[@]}" | grep "^$d/" | sed "s|^|$PATCHES/|")
+		part_files "$d" entries dfiles
 		git -C "$MAILTREE" am -q "${dfiles[@]}" ||
 			die "$part: part $d, which it depends on, does not apply on the base"
 	done
