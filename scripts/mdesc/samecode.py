@@ -49,13 +49,16 @@ class Image:
         self.tool, self.path = tool, path
         self.table = function_table(tool, path)
         self.secs = sections(tool, path)
+        self.bytes = {}     # section address -> its contents, read once
 
     def code(self, addr, size):
         for start, off, length in self.secs:
             if start <= addr and addr + size <= start + length:
-                with open(self.path, "rb") as f:
-                    f.seek(off + addr - start)
-                    return f.read(size)
+                if start not in self.bytes:
+                    with open(self.path, "rb") as f:
+                        f.seek(off)
+                        self.bytes[start] = f.read(length)
+                return self.bytes[start][addr - start:addr - start + size]
         return None
 
     def disasm(self, addr, size):

@@ -104,3 +104,16 @@ def test_sections_of_readelf(monkeypatch):
 def test_not_a_vmlinux(tmp_path):
     with pytest.raises(HarnessError):
         samecode.main([str(tmp_path / "nope"), str(tmp_path / "nope")])
+
+
+def test_an_image_reads_a_function_from_its_section(tmp_path, monkeypatch):
+    """Image.code(): the bytes at the function's offset in its section's
+    place in the file; a function outside every code section has none."""
+    f = tmp_path / "vmlinux"
+    f.write_bytes(b"\0" * 0x100 + bytes(range(64)))
+    monkeypatch.setattr(samecode, "function_table", lambda tool, path: [])
+    monkeypatch.setattr(samecode, "sections", lambda tool, path: [(0x1000, 0x100, 64)])
+    img = samecode.Image("", str(f))
+    assert img.code(0x1010, 4) == bytes([16, 17, 18, 19])
+    assert img.code(0x1000, 2) == bytes([0, 1])
+    assert img.code(0x103e, 4) is None and img.code(0x2000, 1) is None
