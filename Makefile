@@ -15,7 +15,7 @@ HARNESS := scripts/harness
 WORKDIR = $(or $(shell $(HARNESS) paths | sed -n 's/^WORK=//p'),$(error no work directory for BASE=$(BASE): see 'scripts/harness paths'))
 
 .PHONY: help deps base apply quilt export check-patches matrix layout api unit lint bench-harness \
-	asserts mail toolchains boot fault fuzz conversions kunit bloat bench distcc check test test-harness shellcheck \
+	asserts mail toolchains boot fault fuzz conversions kunit bloat samecode bench distcc check test test-harness shellcheck \
 	clean distclean
 
 help:
@@ -86,6 +86,11 @@ kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_
 bloat: apply ## code size and hot-path code, base against series on five configs, per patch on x86_64
 	$(HARNESS) bloat -j$(JOBS) --configs $(or $(BLOAT_CONFIGS),x86_64,arm64-4k,i386-pae,ppc64le-radix,s390)
 	$(HARNESS) bloat-per-patch -j$(JOBS) --config x86_64
+
+# SAMECODE_CONFIGS=x86_64,arm64-4k: some rows only.  About 6 min per row
+# cold (two links), nothing for a row whose verdict is cached.
+samecode: apply ## the RFC part with its option off: the same code as without its option-specific patches, on every matrix row
+	$(HARNESS) samecode -j$(JOBS) --part ptdesc-rfc --configs $(or $(SAMECODE_CONFIGS),all)
 
 # BENCH_ARGS=--quick: x86_64 only, three rounds.
 bench: apply ## run time of series against base in instructions (-icount), with controls

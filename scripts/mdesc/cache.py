@@ -37,6 +37,9 @@ JUDGES = {
     "layout": ["layout", "config", "make", "kconfig", "paths"],
     "assert": ["asserts", "config", "make", "kconfig", "paths"],
     "api": ["api", "config", "make", "kconfig", "paths"],
+    # bloat: the function table and the disassembler samecode reads with.
+    "samecode": ["samecode", "bloat", "build", "series", "config", "make", "kconfig",
+                 "paths"],
 }
 
 # What the base's objects print depends on the same code as a cell's

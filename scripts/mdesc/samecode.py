@@ -19,16 +19,46 @@ one without, and compare the images function by function:
 
 PASS only when no function differs and none is missing from either
 side.  Prints one result line; --json writes the report.
+
+With --configs (or --part alone) it builds both sides itself, for every
+matrix row whose compiler is here and that does not turn the option on:
+
+ - A is the head of the series (branch 'series'), linked in the
+   directory 'harness bloat' uses for the same row (BUILD/bloat/ROW-
+   series), so the two share the build;
+ - B is the series without PART's option-specific patches (series.py:
+   those whose diff names the symbol of the part's 'Option:' key), made
+   by cherry-picking every later commit onto the one before the first
+   of them, in the worktree WORK/rt-optionfree, and left as branch
+   'optionfree'.  Committer dates are the originals', so the same
+   series makes the same commit.
+
+A verdict that passed is kept in the verdict cache by both trees'
+hashes, the row and the compiler: a second run builds nothing.
+Results: RESULTS/samecode/ROW.json, samecode.json and samecode.md.
+Prints 'PASS|FAIL|SKIP samecode/ROW: detail' lines.
 """
 
 import argparse
 import collections
+import glob
+import os
 import re
+import time
 
+from . import cache, series
 from .bloat import disasm, function_table
-from .errors import HarnessError, log
-from .proc import run
-from .results import write_json
+from .build import build_in_tree, checkout
+from .config import Config
+from .errors import HarnessError, ToolchainMissing, log
+from .make import ccache_env
+from .paths import BASE_TAG, BRANCH, BUILD, CONFIGS, PATCHES, RESULTS, SERIES, WORK
+from .proc import git, run
+from .results import write_json, write_text
+from .worktree import tree_commit
+
+OUT = os.path.join(RESULTS, "samecode")
+OPTIONFREE = "optionfree"
 
 
 def sections(tool, vmlinux):
@@ -143,15 +173,166 @@ def summary(rep):
     return s
 
 
+def optionfree_commit(part):
+    """(commit, option-specific entries): the series without PART's
+    option-specific patches, made in the worktree WORK/rt-optionfree and
+    kept as branch 'optionfree'."""
+    with open(SERIES) as f:
+        text = f.read()
+    if part not in series.parts(series.parse(text)):
+        raise HarnessError(f"{part}: not a part of {SERIES}")
+    opt = series.option_entries(part, text, PATCHES)
+    if not opt:
+        raise HarnessError(f"part {part} has no option-specific patch: its banner in "
+                           f"{SERIES} needs an 'Option:' key naming a symbol its patches add")
+    entries = series.parse(text)
+    commits = git("rev-list", "--reverse", f"{BASE_TAG}..{BRANCH}").split()
+    if len(commits) != len(entries):
+        raise HarnessError(f"branch {BRANCH} has {len(commits)} commits and {SERIES} "
+                           f"{len(entries)} entries: run 'make apply'")
+    first = entries.index(opt[0])
+    err = checkout(OPTIONFREE, commits[first] + "^")
+    if err:
+        raise HarnessError(err)
+    wt = os.path.join(WORK, "rt-" + OPTIONFREE)
+    for e, c in zip(entries[first:], commits[first:]):
+        if e in opt:
+            continue
+        name, mail, date = git("log", "-1", "--format=%cn%n%ce%n%cI", c).split("\n")
+        env = dict(os.environ, GIT_COMMITTER_NAME=name, GIT_COMMITTER_EMAIL=mail,
+                   GIT_COMMITTER_DATE=date)
+        p = run(["git", "-C", wt, "cherry-pick", "--allow-empty", c], env=env, check=False)
+        if p.returncode:
+            run(["git", "-C", wt, "cherry-pick", "--abort"], check=False)
+            raise HarnessError(f"{e} does not apply without the option-specific patches "
+                               f"({', '.join(os.path.basename(o) for o in opt)})")
+    head = git("rev-parse", "HEAD", cwd=wt)
+    git("branch", "-f", OPTIONFREE, head)
+    return head, opt
+
+
+def rows(names, option_names):
+    """The matrix rows NAMES (comma-separated, or 'all'), without those
+    that turn one of OPTION_NAMES on: A would not have the option off."""
+    if names == "all":
+        paths = sorted(glob.glob(os.path.join(CONFIGS, "*.config")))
+    else:
+        paths = [os.path.join(CONFIGS, n + ".config") for n in names.split(",")]
+    out = []
+    for p in paths:
+        if not os.path.exists(p):
+            raise HarnessError(f"{p}: no such matrix row")
+        cfg = Config(p)
+        on = [ln for ln in cfg.lines for o in option_names
+              if ln == f"CONFIG_{o.removeprefix('CONFIG_')}=y"]
+        if on and names == "all":
+            continue
+        if on:
+            raise HarnessError(f"{cfg.name} turns {on[0]} on: samecode compares with it off")
+        out.append(p)
+    return out
+
+
+def compare_row(path, commits, jobs, env):
+    """The record of one matrix row: both sides built and compared."""
+    name = os.path.basename(path)[:-len(".config")]
+    cfgs = {"series": Config(path, builddir=os.path.join(BUILD, "bloat", f"{name}-series")),
+            OPTIONFREE: Config(path, builddir=os.path.join(BUILD, "samecode",
+                                                           f"{name}-{OPTIONFREE}"))}
+    rec = {"config": name}
+    try:
+        cc = cfgs["series"].compiler()[0]
+    except ToolchainMissing as e:
+        return dict(rec, status="SKIP", reason=str(e))
+    inputs = {"config": cfgs["series"].digest(), "cc": cache.compiler_id(cc),
+              **{t: git("rev-parse", c + "^{tree}") for t, c in commits.items()}}
+    hit = cache.get("samecode", inputs)
+    if hit:
+        return dict(hit["record"], cached=True)
+    t0 = time.time()
+    for t, cfg in cfgs.items():
+        log(f"{name}: vmlinux at {t}")
+        err = build_in_tree(cfg, t, commits[t], "vmlinux", jobs, env,
+                            os.path.join(OUT, f"{name}-{t}.build.log"))
+        if err:
+            return dict(rec, status="FAIL", reason=f"{t}: {err}")
+    rec["build_seconds"] = round(time.time() - t0)
+    tool = cfgs["series"].make_vars().get("CROSS_COMPILE", "")
+    t0 = time.time()
+    rep = compare(*(Image(tool, os.path.join(c.builddir, "vmlinux")) for c in cfgs.values()))
+    rec.update(rep, compare_seconds=round(time.time() - t0), reason=summary(rep))
+    if rec["status"] == "PASS":
+        cache.put("samecode", inputs, rec)
+    return rec
+
+
+def markdown(part, commits, opt, report):
+    out = [f"# harness samecode: {part} with its option off", "",
+           f"- A: `{BRANCH}` at {commits['series'][:12]}",
+           f"- B: `{OPTIONFREE}` at {commits[OPTIONFREE][:12]}, without " +
+           ", ".join(f"`{os.path.basename(o)}`" for o in opt), "",
+           "| config | status | functions | same bytes | same instructions, other "
+           "addresses | differ | only in A | only in B |",
+           "|---|---|---|---|---|---|---|---|"]
+    for r in report:
+        if "functions" in r:
+            out.append(f"| {r['config']} | {r['status']} | {r['functions']} | "
+                       f"{r['identical']} | {len(r['relocated'])} | {len(r['differ'])} | "
+                       f"{len(r['only_a'])} | {len(r['only_b'])} |")
+        else:
+            out.append(f"| {r['config']} | {r['status']} | {r.get('reason', '')} "
+                       "| | | | | |")
+    return "\n".join(out) + "\n"
+
+
+def build_and_compare(args):
+    """--configs: build both sides of every row, compare, report."""
+    with open(SERIES) as f:
+        option_names = series.meta(f.read()).get(args.part, {}).get("Option", [])
+    paths = rows(args.configs, option_names)
+    env = ccache_env()
+    os.makedirs(OUT, exist_ok=True)
+    head, opt = optionfree_commit(args.part)
+    commits = {"series": tree_commit("series"), OPTIONFREE: head}
+    log(f"B: {OPTIONFREE} at {head[:12]}, the series without {len(opt)} patches of "
+        f"{args.part}; {len(paths)} rows")
+    report, bad = [], 0
+    for n, path in enumerate(paths, 1):
+        rec = compare_row(path, commits, args.jobs, env)
+        report.append(rec)
+        bad += rec["status"] == "FAIL"
+        write_json(os.path.join(OUT, rec["config"] + ".json"), rec)
+        how = " (cached)" if rec.get("cached") else ""
+        print(f"{rec['status']} samecode/{rec['config']}: {rec.get('reason', '')}{how}",
+              flush=True)
+        log(f"[{n}/{len(paths)}] done")
+    write_json(os.path.join(OUT, "samecode.json"),
+               {"part": args.part, "a": commits["series"], "b": commits[OPTIONFREE],
+                "left_out": opt, "rows": report})
+    write_text(os.path.join(OUT, "samecode.md"), markdown(args.part, commits, opt, report))
+    return 1 if bad else 0
+
+
 def main(argv=None):  # spawns readelf, nm and objdump
     ap = argparse.ArgumentParser(prog="harness samecode", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("a", help="vmlinux A")
-    ap.add_argument("b", help="vmlinux B")
+    ap.add_argument("a", nargs="?", help="vmlinux A")
+    ap.add_argument("b", nargs="?", help="vmlinux B")
     ap.add_argument("--cross", default="", help="binutils prefix (CROSS_COMPILE)")
     ap.add_argument("--json", help="write the report here")
+    ap.add_argument("--configs", help="build A and B for these matrix rows "
+                    "(comma-separated, or 'all') instead of reading two files")
+    ap.add_argument("--part", default="ptdesc-rfc",
+                    help="the part whose option is off (default: %(default)s)")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)
+    if args.configs:
+        if args.a or args.b:
+            raise HarnessError("give two vmlinux files or --configs, not both")
+        return build_and_compare(args)
+    if not (args.a and args.b):
+        raise HarnessError("give two vmlinux files, or --configs")
     images = []
     for path in (args.a, args.b):
         try:

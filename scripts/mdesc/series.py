@@ -13,6 +13,11 @@ a comment line of its own:
                           not on the base alone (its mail and its check
                           apply them first)
     # Prefix: RFC         words b4 puts before PATCH in the part's subjects
+    # Option: SEPARATE_PTDESC
+                          the Kconfig symbol the part adds; its patches
+                          that add or remove a line naming it are the
+                          option-specific ones, which must change no
+                          code while the option is off (harness samecode)
 
 quilt and git am see comments only, so the keys change nothing there.
 """
@@ -35,11 +40,11 @@ def parse(text):
     return entries
 
 
-KEY_RE = re.compile(r"^#\s*(Depends|Prefix):\s*(.*?)\s*$")
+KEY_RE = re.compile(r"^#\s*(Depends|Prefix|Option):\s*(.*?)\s*$")
 
 
 def meta(text):
-    """{part: {"Depends": [...], "Prefix": [...]}} from the banner keys
+    """{part: {"Depends": [...], "Prefix": [...], "Option": [...]}} from the banner keys
     of a series file's TEXT.  A key belongs to the part of the next
     entry; a part may depend only on parts listed before it."""
     out, pending, seen = {}, {}, []
@@ -67,8 +72,8 @@ def meta(text):
         if part not in seen:
             seen.append(part)
     if pending:
-        raise HarnessError("series: a 'Depends:' or 'Prefix:' line after the last "
-                           "entry belongs to no part")
+        raise HarnessError("series: a 'Depends:', 'Prefix:' or 'Option:' line after "
+                           "the last entry belongs to no part")
     return out
 
 
@@ -88,6 +93,33 @@ def depends(part, text):
 def prefix(part, text):
     """The words before PATCH in PART's subjects ([] for none)."""
     return meta(text).get(part, {}).get("Prefix", [])
+
+
+def option_entries(part, text, patches):
+    """The entries of PART that add or remove a line naming one of its
+    'Option:' symbols, in series order: the
+    option-specific patches.  PATCHES is the directory of the patch
+    files.  [] when the part declares no option."""
+    names = meta(text).get(part, {}).get("Option", [])
+    if not names:
+        return []
+    bare = [n.removeprefix("CONFIG_") for n in names]
+    # CONFIG_NAME, NAME, or a symbol ending in _NAME: the arch's
+    # ARCH_SUPPORTS_NAME select belongs to the option too.
+    word = re.compile(r"(?:\b|_)(?:" + "|".join(map(re.escape, bare)) + r")\b")
+    out = []
+    for e in parse(text):
+        if part_of(e) != part:
+            continue
+        with open(os.path.join(patches, e)) as f:
+            text_of = f.read()
+        # The diff only: a message's bullet list starts lines with '-'.
+        diff = text_of[text_of.find("\ndiff --git "):].split("\n-- \n")[0]
+        changed = [ln for ln in diff.splitlines()
+                   if ln[:1] in ("+", "-") and not ln.startswith(("+++ ", "--- "))]
+        if any(word.search(ln) for ln in changed):
+            out.append(e)
+    return out
 
 
 def read(path=None):

@@ -4,12 +4,14 @@ function tables are parsed from real nm output (the x86_64 base's, as
 harness bloat's tests use it); the bytes and the disassembly are given
 per function."""
 
+import os
+import subprocess
 import types
 
 import pytest
 
 from conftest import data
-from mdesc import bloat, samecode
+from mdesc import bloat, build, samecode, worktree
 from mdesc.errors import HarnessError
 
 
@@ -117,3 +119,92 @@ def test_an_image_reads_a_function_from_its_section(tmp_path, monkeypatch):
     assert img.code(0x1010, 4) == bytes([16, 17, 18, 19])
     assert img.code(0x1000, 2) == bytes([0, 1])
     assert img.code(0x103e, 4) is None and img.code(0x2000, 1) is None
+
+
+def test_rows_leave_out_those_that_turn_the_option_on(tmp_path, monkeypatch):
+    head = "# arch: x86_64\n# kconfig: tinyconfig\n# toolchain: gcc\n"
+    (tmp_path / "off.config").write_text(head + "CONFIG_SMP=y\n")
+    (tmp_path / "on.config").write_text(head + "CONFIG_SEPARATE_PTDESC=y\n")
+    monkeypatch.setattr(samecode, "CONFIGS", str(tmp_path))
+    assert [os.path.basename(p) for p in samecode.rows("all", ["SEPARATE_PTDESC"])] == \
+        ["off.config"]
+    with pytest.raises(HarnessError, match="on turns CONFIG_SEPARATE_PTDESC=y on"):
+        samecode.rows("off,on", ["SEPARATE_PTDESC"])
+    with pytest.raises(HarnessError, match="nope.config: no such matrix row"):
+        samecode.rows("nope", ["SEPARATE_PTDESC"])
+
+
+GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+
+
+@pytest.fixture
+def applied(tmp_path, monkeypatch):
+    """A base with a series applied: p/0001 and p/0003 are the
+    conversions, p/0002 the option (it names FOO), and p/0003 touches
+    what p/0002 did not."""
+    linux, patches = tmp_path / "linux", tmp_path / "patches"
+    (patches / "p").mkdir(parents=True)
+    text = "# P\n# Option: FOO\np/0001-a.patch\np/0002-b.patch\np/0003-c.patch\n"
+    (tmp_path / "series").write_text(text)
+
+    def g(*args):
+        return subprocess.run(["git", "-C", str(linux), *args], check=True, env=GIT_ENV,
+                              text=True, stdout=subprocess.PIPE).stdout.strip()
+
+    linux.mkdir()
+    g("init", "-q")
+    (linux / "a").write_text("1\n")
+    (linux / "b").write_text("1\n")
+    g("add", ".")
+    g("commit", "-q", "-m", "base")
+    g("tag", "base")
+    g("checkout", "-q", "-b", "series")
+    for n, (f, text_of) in enumerate([("a", "2\n"), ("b", "#ifdef CONFIG_FOO\n"),
+                                      ("a", "3\n")], 1):
+        (linux / f).write_text(text_of)
+        g("commit", "-q", "-am", f"change {n}")
+        name = ["0001-a", "0002-b", "0003-c"][n - 1]
+        (patches / "p" / f"{name}.patch").write_text(g("format-patch", "-1", "--stdout"))
+    for mod in (samecode, worktree):
+        monkeypatch.setattr(mod, "LINUX", str(linux), raising=False)
+    monkeypatch.setattr(worktree.paths, "LINUX", str(linux))
+    monkeypatch.setattr(worktree, "_LOCKS", {})
+    monkeypatch.setattr(samecode, "SERIES", str(tmp_path / "series"))
+    monkeypatch.setattr(samecode, "PATCHES", str(patches))
+    monkeypatch.setattr(samecode, "WORK", str(tmp_path / "work"))
+    monkeypatch.setattr(build, "WORK", str(tmp_path / "work"))
+    return g
+
+
+def test_the_optionfree_tree_leaves_out_the_option_patches(applied, tmp_path):
+    head, opt = samecode.optionfree_commit("p")
+    assert opt == ["p/0002-b.patch"]
+    assert applied("log", "--format=%s", f"base..{head}").split("\n") == \
+        ["change 3", "change 1"]
+    assert applied("show", f"{head}:a") == "3"
+    assert applied("show", f"{head}:b") == "1"
+    assert applied("rev-parse", "optionfree") == head
+    # The same series makes the same commit.
+    assert samecode.optionfree_commit("p")[0] == head
+
+
+def test_a_patch_that_needs_the_option_patches_is_named(applied, tmp_path):
+    # p/0003 now changes the line p/0002 wrote.
+    applied("reset", "-q", "--hard", "HEAD~1")
+    (tmp_path / "linux" / "b").write_text("#ifdef CONFIG_FOO\n#endif\n")
+    applied("commit", "-q", "-am", "change 3")
+    with pytest.raises(HarnessError, match="p/0003-c.patch does not apply without the "
+                       "option-specific patches \\(0002-b.patch\\)"):
+        samecode.optionfree_commit("p")
+    # Nothing is left half-done in the worktree.
+    wt = str(tmp_path / "work" / "rt-optionfree")
+    assert applied("-C", wt, "status", "--porcelain") == ""
+
+
+def test_a_part_without_an_option_is_refused(applied, tmp_path):
+    (tmp_path / "series").write_text("p/0001-a.patch\np/0002-b.patch\np/0003-c.patch\n")
+    with pytest.raises(HarnessError, match="no option-specific patch"):
+        samecode.optionfree_commit("p")
+    with pytest.raises(HarnessError, match="q: not a part"):
+        samecode.optionfree_commit("q")

@@ -122,3 +122,41 @@ def test_command_depends_and_prefix(tmp_path, capsys):
         series.main(["depends", "--file", str(f)])
     with pytest.raises(HarnessError, match="nope: not a part of"):
         series.main(["prefix", "nope", "--file", str(f)])
+
+
+def patch(message, diff):
+    return (f"From 0 Mon Sep 17 00:00:00 2001\nSubject: [PATCH] x\n\n{message}\n---\n"
+            f" f | 1 +\n\n{diff}-- \n2.39.5\n")
+
+
+def test_option_entries_are_the_patches_whose_diff_names_the_symbol(tmp_path):
+    text = ("x/0001-a.patch\n# RFC\n# Depends: x\n# Option: FOO\n"
+            "rfc/0001-b.patch\nrfc/0002-c.patch\nrfc/0003-d.patch\nrfc/0004-e.patch\n"
+            "rfc/0005-f.patch\n")
+    d = tmp_path / "rfc"
+    d.mkdir()
+    hunk = "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1,2 @@\n"
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "0001-a.patch").write_text(patch("m", hunk + "+#ifdef CONFIG_FOO\n"))
+    # Named only by the message's bullet list, and in a context line.
+    (d / "0001-b.patch").write_text(patch("- before CONFIG_FOO exists", hunk + " CONFIG_FOO\n+x\n"))
+    (d / "0002-c.patch").write_text(patch("m", hunk + "+#ifdef CONFIG_FOO\n"))
+    # An arch's select of ARCH_SUPPORTS_FOO is the option's too.
+    (d / "0003-d.patch").write_text(patch("m", hunk + "+\tselect ARCH_SUPPORTS_FOO\n"))
+    # Another symbol with FOO in its name is not.
+    (d / "0004-e.patch").write_text(patch("m", hunk + "+#ifdef CONFIG_FOOBAR\n-FOO_X\n"))
+    (d / "0005-f.patch").write_text(patch("m", hunk + "-config FOO\n"))
+    assert series.option_entries("rfc", text, str(tmp_path)) == [
+        "rfc/0002-c.patch", "rfc/0003-d.patch", "rfc/0005-f.patch"]
+    # A part without the key has none; x names FOO, but declares nothing.
+    assert series.option_entries("x", text, str(tmp_path)) == []
+
+
+def test_the_rfc_parts_option_specific_patches():
+    """The series as it is: the option, the poison, the two selects and
+    the KUnit cases of the option (not the set-up they share)."""
+    with open(os.path.join(paths.TOP, "series")) as f:
+        text = f.read()
+    got = [os.path.basename(e)[:4] for e in
+           series.option_entries("ptdesc-rfc", text, os.path.join(paths.TOP, "patches"))]
+    assert got == ["0006", "0007", "0008", "0011", "0013"]
