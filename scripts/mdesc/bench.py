@@ -279,6 +279,11 @@ def analyse(runs, expected_ns, goal, layout_tol, positive_tol):
         s["goal"] = goal
         s["met"] = s["median"] <= goal
         out["ratios"][name] = s
+    # A series variant against the series: what the variant costs.
+    for kind in (k for k in runs if k.startswith("series+")):
+        out.setdefault("variant_ratios", {})[kind] = {
+            name: stats([v[name] / s[name] for s, v in zip(runs["series"], runs[kind])])
+            for name in names}
     return out
 
 
@@ -346,10 +351,18 @@ def run_config(config, args, env, loops):  # spawns make and QEMU
         builds.append(("positive", "base", control_commit(
             "mm/util.c", lambda s: with_positive_loop(s, stmt, insns),
             f"bench: the base with {insns} instructions more per mmap()")))
+    # The series again with a series variant's lines on top of the bench
+    # variant's (the RFC part's option): compared with the series.  Not
+    # with the variant's command line: slab_nomerge is for counting a
+    # cache's objects, and would time a kernel nobody runs.
+    if args.series_variant:
+        builds.append(("series+" + args.series_variant, "series", bt.tree_commit("series")))
     kernels = {}
     for kind, tree, commit in builds:
         builddir = os.path.join(BUILD, "runtime", f"{name}-{kind}")
-        cfg = Config(path, "bench", bt.VARIANTS["bench"], builddir=builddir)
+        lines = bt.VARIANTS["bench"] + \
+            (bt.SERIES_VARIANTS[kind[len("series+"):]][0] if kind.startswith("series+") else [])
+        cfg = Config(path, "bench", lines, builddir=builddir)
         cfg.meta["qemu"] = icount_qemu(cfg.meta["qemu"], args.icount_shift)
         kernels[kind] = (cfg, *build(name, kind, tree, commit, cfg, args.jobs, env), commit)
     git("checkout", "-q", "--detach", kernels["base"][3], cwd=os.path.join(WORK, "rt-base"))
@@ -415,6 +428,9 @@ def main(argv=None):  # spawns make and QEMU
     ap.add_argument("--positive-tol", type=float, default=0.10)
     ap.add_argument("--icount-shift", type=int, default=ICOUNT_SHIFT,
                     help="QEMU's -icount shift (default: %(default)s)")
+    ap.add_argument("--series-variant", choices=sorted(bt.SERIES_VARIANTS),
+                    help="also the series with this variant's config lines, timed "
+                    "against the series")
     ap.add_argument("--timeout", type=int, default=1200, help="seconds per boot")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     args = ap.parse_args(argv)

@@ -274,6 +274,9 @@ def bench_markdown(reports):
         for kind in ("layout", "positive"):
             if kind in r["per_op"]:
                 head += f" {kind}/base median |"
+        variants = r.get("variant_ratios", {})
+        for kind in variants:
+            head += f" {kind}/series min | median | max |"
         out += [head, "|---" * (head.count("|") - 1) + "|"]
         for name, b in r["benchmarks"].items():
             row = (f"| {name} (ns per {r['units'][name]}) | {b['base']['median']:,.1f} | "
@@ -286,6 +289,9 @@ def bench_markdown(reports):
             for kind in ("layout", "positive"):
                 if kind in r["per_op"]:
                     row += f" {b[kind]['median'] / b['base']['median']:.4f} |"
+            for kind, q in variants.items():
+                row += (f" {q[name]['min']:.4f} | **{q[name]['median']:.4f}** | "
+                        f"{q[name]['max']:.4f} |")
             out.append(row)
         out.append("")
     return "\n".join(out)

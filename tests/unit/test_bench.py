@@ -294,6 +294,25 @@ def test_the_method_holds_and_the_ratios_count():
     assert all(r["met"] for r in out["ratios"].values())
 
 
+def test_a_series_variant_is_timed_against_the_series():
+    pos = lambda k: 1.1 if k == "mmap-fault-munmap" else 1.0  # noqa: E731
+    runs = rounds(BASE_NS, series=1.002, layout=1.0, positive=pos,
+                  **{"series+sepdesc": lambda k: 1.002 * (1.01 if k == "fork-exit" else 1.0)})
+    out = bench.analyse(runs, 400_000, 1.005, 0.005, 0.10)
+    v = out["variant_ratios"]["series+sepdesc"]
+    assert v["fork-exit"]["median"] == pytest.approx(1.01)
+    assert v["mmap-fault-munmap"]["median"] == pytest.approx(1.0)
+    # The series' own ratios do not see the variant.
+    assert out["ratios"]["fork-exit"]["median"] == pytest.approx(1.002)
+    r = {"config": "x86_64+bench", "kernels": {k: "0" * 40 for k in runs}, "rounds": 3,
+         "seconds": 1, "qemu": "q", "append": "", "rebooted": 0, "shift": 96,
+         "control_loop": {"statement": "s"}, "units": {k: "op" for k in BASE_NS},
+         "per_op": runs, **out}
+    md = results.bench_markdown([r])
+    assert "| series+sepdesc/series min | median | max |" in md
+    assert "| 1.0100 | **1.0100** | 1.0100 |" in md
+
+
 def test_a_median_above_the_goal_is_missed():
     pos = lambda k: 1.1 if k == "mmap-fault-munmap" else 1.0  # noqa: E731
     runs = rounds(BASE_NS, series=1.006, layout=1.0, positive=pos)
