@@ -79,7 +79,7 @@ fuzz: apply ## trinity and stress-ng on the mm system calls in the runtime kerne
 conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
 	$(HARNESS) conversions > Documentation/conversions.md
 
-KUNIT_ARCHES ?= um x86_64 s390 arm
+KUNIT_ARCHES ?= um x86_64 x86_64+sepdesc s390 arm
 kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_64, s390, arm)
 	$(HARNESS) kunit $(KUNIT_ARCHES)
 

@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """harness kunit - run the series' KUnit suites with the base tree's kunit.py.
 
-ARCH is a kunit.py --arch: um and x86_64 (the default), and s390 and
+ARCH is a kunit.py --arch: um and x86_64 (the default), s390 and
 arm, all but um under QEMU with SMP (and THP but on arm, which has none
 without LPAE) so that the split-lock cases run: s390 for its four-page
-PMD tables, arm (classic, not LPAE) for its two-entry PMDs.  The suites
+PMD tables, arm (classic, not LPAE) for its two-entry PMDs.  Or
+x86_64+sepdesc: x86_64 with the RFC part's option on.  The suites
 are those the series adds, as the base's description lists them
 (bases/*.base, kunitconfigs: mm/ptdesc.kunitconfig and
 mm/zsmalloc.kunitconfig on 6.1), built together from the head of
@@ -37,10 +38,16 @@ KUNITCONFIGS = list(BASE.kunitconfigs)
 
 # Per kunit.py arch: the matrix config whose cross compiler it uses (its
 # '# cross_compile:' header), the QEMU binary, and whether SMP and THP
-# are added.  arm has no THP without LPAE.
+# are added.  arm has no THP without LPAE.  ARCH+VARIANT is kunit.py's
+# ARCH with the variant's config lines added ('add'): x86_64+sepdesc
+# runs the ptdesc suite with the RFC part's separate descriptor, and
+# so its failed-allocation case, which needs failslab (the runtime
+# kernels have none).
 ARCHES = {
     "um": {"config": None, "qemu": None, "smp": False, "thp": False},
     "x86_64": {"config": None, "qemu": "qemu-system-x86_64", "smp": True, "thp": True},
+    "x86_64+sepdesc": {"config": None, "qemu": "qemu-system-x86_64", "smp": True,
+                       "thp": True, "add": ["CONFIG_SEPARATE_PTDESC=y"]},
     "s390": {"config": "s390", "qemu": "qemu-system-s390x", "smp": True, "thp": True},
     "arm": {"config": "arm", "qemu": "qemu-system-arm", "smp": True, "thp": False},
 }
@@ -50,6 +57,7 @@ STATUS = {"PASS": "PASS", "SKIP": "SKIP"}     # kunit_json: PASS, SKIP, ERROR, F
 def for_arch(kunitconfigs, arch):
     """The suites that can build on ARCH: one under arch/NAME/ (6.12's
     gmap suite, arch/s390/mm/.kunitconfig) only on that arch."""
+    arch = arch.partition("+")[0]
     return [k for k in kunitconfigs
             if not k.startswith("arch/") or k.split("/")[1] == SRCARCH.get(arch, arch)]
 
@@ -119,7 +127,8 @@ def arch_args(arch, kunitconfigs, jobs, relmap):
     if cross and not shutil.which(cross + "gcc"):
         return None, f"{cross}gcc not found"
     kcflags = " ".join(filter(None, (os.environ.get("KCFLAGS"), relmap)))
-    args = [f"--arch={arch}", f"--build_dir={os.path.join(BUILD, 'kunit-' + arch)}",
+    args = [f"--arch={arch.partition('+')[0]}",
+            f"--build_dir={os.path.join(BUILD, 'kunit-' + arch)}",
             f"--jobs={jobs}", "--timeout=600",
             "--make_options", f"CC=ccache {cross}gcc", "--make_options", f"KCFLAGS={kcflags}"]
     args += [f"--kunitconfig={k}" for k in kunitconfigs]
@@ -127,6 +136,8 @@ def arch_args(arch, kunitconfigs, jobs, relmap):
         args += ["--kconfig_add", "CONFIG_SMP=y", "--kconfig_add", "CONFIG_NR_CPUS=8"]
     if facts["thp"]:
         args += ["--kconfig_add", "CONFIG_TRANSPARENT_HUGEPAGE=y"]
+    for line in facts.get("add", []):
+        args += ["--kconfig_add", line]
     if cross:
         args.append(f"--cross_compile={cross}")
     return args, None

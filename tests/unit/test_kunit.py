@@ -160,3 +160,16 @@ def test_an_arch_suite_builds_only_on_its_arch():
     assert kunit.for_arch(both, "x86_64") == ["mm/zsmalloc.kunitconfig"]
     assert kunit.for_arch(both, "s390") == both
     assert kunit.for_arch(both, "arm") == ["mm/zsmalloc.kunitconfig"]
+
+
+def test_a_variant_is_its_arch_with_lines_added(monkeypatch):
+    monkeypatch.setattr(kunit.shutil, "which", lambda x: "/usr/bin/" + x)
+    args, skip = kunit.arch_args("x86_64+sepdesc", ["mm/ptdesc.kunitconfig"], 2, "")
+    assert skip is None
+    assert "--arch=x86_64" in args
+    assert f"--build_dir={os.path.join(paths.BUILD, 'kunit-x86_64+sepdesc')}" in args
+    assert args[args.index("CONFIG_SEPARATE_PTDESC=y") - 1] == "--kconfig_add"
+    plain, _ = kunit.arch_args("x86_64", ["mm/ptdesc.kunitconfig"], 2, "")
+    assert "CONFIG_SEPARATE_PTDESC=y" not in plain
+    assert kunit.for_arch(["arch/x86/mm/.kunitconfig"], "x86_64+sepdesc") == \
+        ["arch/x86/mm/.kunitconfig"]
