@@ -4,8 +4,9 @@ instructions.
 
 Builds the base and the series with a runtime config and every debug
 option off (the 'bench' variant of scripts/harness boot), and two
-controls from the base, then boots the four in turn, --rounds times
-each, with runtime/rtbench.c as init: a fixed number of operations on
+controls from the base (with --series-variant V, also the series with
+V's config lines, on the configs boot offers V for), then boots them in
+turn, --rounds times each, with runtime/rtbench.c as init: a fixed number of operations on
 each path the series touches (PTE-table faults and frees, fork and
 exit, mremap, THP fault and split, shared hugetlb PMDs, zram).
 
@@ -356,7 +357,12 @@ def run_config(config, args, env, loops):  # spawns make and QEMU
     # with the variant's command line: slab_nomerge is for counting a
     # cache's objects, and would time a kernel nobody runs.
     if args.series_variant:
-        builds.append(("series+" + args.series_variant, "series", bt.tree_commit("series")))
+        if f"{config}+{args.series_variant}" in bt.ALL_VARIANTS:
+            builds.append(("series+" + args.series_variant, "series",
+                           bt.tree_commit("series")))
+        else:
+            log(f"{name}: no series+{args.series_variant} kernel: 'harness boot' has no "
+                f"{config}+{args.series_variant}")
     kernels = {}
     for kind, tree, commit in builds:
         builddir = os.path.join(BUILD, "runtime", f"{name}-{kind}")

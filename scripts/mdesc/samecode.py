@@ -20,8 +20,9 @@ one without, and compare the images function by function:
 PASS only when no function differs and none is missing from either
 side.  Prints one result line; --json writes the report.
 
-With --configs (or --part alone) it builds both sides itself, for every
-matrix row whose compiler is here and that does not turn the option on:
+With --configs it builds both sides itself, for every matrix row whose
+compiler is here and that does not turn the option on (--part names
+the part, ptdesc-rfc by default):
 
  - A is the head of the series (branch 'series'), linked in the
    directory 'harness bloat' uses for the same row (BUILD/bloat/ROW-
@@ -34,7 +35,9 @@ matrix row whose compiler is here and that does not turn the option on:
    series makes the same commit.
 
 A verdict that passed is kept in the verdict cache by both trees'
-hashes, the row and the compiler: a second run builds nothing.
+hashes, the row, KCFLAGS, the compiler and the binutils that read the
+images: a second run builds nothing.  The binutils are the row's cross
+ones, or LLVM's (llvm-nm, llvm-objdump, llvm-readelf) for a clang row.
 Results: RESULTS/samecode/ROW.json, samecode.json and samecode.md.
 Prints 'PASS|FAIL|SKIP samecode/ROW: detail' lines.
 """
@@ -48,14 +51,14 @@ import time
 
 from . import cache, series
 from .bloat import disasm, function_table
-from .build import build_in_tree, checkout
+from .build import build_in_tree
 from .config import Config
-from .errors import HarnessError, ToolchainMissing, log
+from .errors import HarnessError, ToolchainMissing, log, warn
 from .make import ccache_env
 from .paths import BASE_TAG, BRANCH, BUILD, CONFIGS, PATCHES, RESULTS, SERIES, WORK
 from .proc import git, run
 from .results import write_json, write_text
-from .worktree import tree_commit
+from .worktree import ensure_worktree, tree_commit
 
 OUT = os.path.join(RESULTS, "samecode")
 OPTIONFREE = "optionfree"
@@ -173,12 +176,10 @@ def summary(rep):
     return s
 
 
-def optionfree_commit(part):
+def optionfree_commit(part, text):
     """(commit, option-specific entries): the series without PART's
     option-specific patches, made in the worktree WORK/rt-optionfree and
-    kept as branch 'optionfree'."""
-    with open(SERIES) as f:
-        text = f.read()
+    kept as branch 'optionfree'.  TEXT is the series file's."""
     if part not in series.parts(series.parse(text)):
         raise HarnessError(f"{part}: not a part of {SERIES}")
     opt = series.option_entries(part, text, PATCHES)
@@ -191,10 +192,14 @@ def optionfree_commit(part):
         raise HarnessError(f"branch {BRANCH} has {len(commits)} commits and {SERIES} "
                            f"{len(entries)} entries: run 'make apply'")
     first = entries.index(opt[0])
-    err = checkout(OPTIONFREE, commits[first] + "^")
-    if err:
-        raise HarnessError(err)
     wt = os.path.join(WORK, "rt-" + OPTIONFREE)
+    # The worktree is this command's own: what a killed run left in it
+    # (a cherry-pick stopped half-way) is dropped, not refused.
+    ensure_worktree(wt)
+    if git("status", "--porcelain", "--untracked-files=no", cwd=wt):
+        log(f"repaired: {wt}: dropped what an interrupted run left")
+    run(["git", "-C", wt, "cherry-pick", "--abort"], check=False)
+    run(["git", "-C", wt, "checkout", "-q", "-f", "--detach", commits[first] + "^"])
     for e, c in zip(entries[first:], commits[first:]):
         if e in opt:
             continue
@@ -204,16 +209,30 @@ def optionfree_commit(part):
         p = run(["git", "-C", wt, "cherry-pick", "--allow-empty", c], env=env, check=False)
         if p.returncode:
             run(["git", "-C", wt, "cherry-pick", "--abort"], check=False)
+            run(["git", "-C", wt, "checkout", "-q", "-f", "--detach", "HEAD"], check=False)
+            why = next((ln for ln in p.stdout.splitlines() if ln.startswith("error")),
+                       p.stdout.strip().splitlines()[0] if p.stdout.strip() else "")
             raise HarnessError(f"{e} does not apply without the option-specific patches "
-                               f"({', '.join(os.path.basename(o) for o in opt)})")
+                               f"({', '.join(os.path.basename(o) for o in opt)}): {why}")
     head = git("rev-parse", "HEAD", cwd=wt)
     git("branch", "-f", OPTIONFREE, head)
     return head, opt
 
 
+def turns_on(cfg, option_names):
+    """The first line of CFG (its own, or its '# needs:') that turns one
+    of OPTION_NAMES on, or None."""
+    want = {f"CONFIG_{o.removeprefix('CONFIG_')}" for o in option_names}
+    for ln in cfg.lines:
+        if ln.endswith("=y") and ln[:-2] in want:
+            return ln
+    return next((n for n in cfg.needs if n in want), None)
+
+
 def rows(names, option_names):
-    """The matrix rows NAMES (comma-separated, or 'all'), without those
-    that turn one of OPTION_NAMES on: A would not have the option off."""
+    """[(path, None)] for the matrix rows NAMES (comma-separated, or
+    'all'), and [(path, reason)] for those 'all' leaves out: a row that
+    turns one of OPTION_NAMES on would not compare with it off."""
     if names == "all":
         paths = sorted(glob.glob(os.path.join(CONFIGS, "*.config")))
     else:
@@ -223,18 +242,42 @@ def rows(names, option_names):
         if not os.path.exists(p):
             raise HarnessError(f"{p}: no such matrix row")
         cfg = Config(p)
-        on = [ln for ln in cfg.lines for o in option_names
-              if ln == f"CONFIG_{o.removeprefix('CONFIG_')}=y"]
-        if on and names == "all":
-            continue
-        if on:
-            raise HarnessError(f"{cfg.name} turns {on[0]} on: samecode compares with it off")
-        out.append(p)
+        on = turns_on(cfg, option_names)
+        if on and names != "all":
+            raise HarnessError(f"{cfg.name} turns {on} on: samecode compares with it off")
+        out.append((p, f"turns {on} on" if on else None))
     return out
 
 
+def binutils(cfg):
+    """The prefix of the nm, objdump and readelf that read CFG's images:
+    its cross binutils, or LLVM's for a clang row (GNU objdump cannot
+    disassemble hexagon).  From compiler(), not make_vars(), which names
+    bare commands for distcc's helpers."""
+    extra = cfg.compiler()[1]
+    if "LLVM" in extra:
+        return os.path.join(extra["LLVM"], "llvm-")
+    return extra.get("CROSS_COMPILE", "")
+
+
+def compare_files(tool, a, b):
+    """The report of vmlinux files A and B; HarnessError if either
+    cannot be read or has no function symbols."""
+    images = []
+    for path in (a, b):
+        try:
+            images.append(Image(tool, path))
+        except OSError as e:
+            raise HarnessError(f"{path}: {e}")
+        if not images[-1].table:
+            raise HarnessError(f"{path}: no function symbols: is it a vmlinux with "
+                               "its symbols?")
+    return compare(*images)
+
+
 def compare_row(path, commits, jobs, env):
-    """The record of one matrix row: both sides built and compared."""
+    """The record of one matrix row: both sides built and compared.  A
+    failure of either is the row's FAIL, never the run's end."""
     name = os.path.basename(path)[:-len(".config")]
     cfgs = {"series": Config(path, builddir=os.path.join(BUILD, "bloat", f"{name}-series")),
             OPTIONFREE: Config(path, builddir=os.path.join(BUILD, "samecode",
@@ -244,7 +287,10 @@ def compare_row(path, commits, jobs, env):
         cc = cfgs["series"].compiler()[0]
     except ToolchainMissing as e:
         return dict(rec, status="SKIP", reason=str(e))
+    tool = binutils(cfgs["series"])
     inputs = {"config": cfgs["series"].digest(), "cc": cache.compiler_id(cc),
+              "binutils": cache.compiler_id(tool + "objdump"),
+              "kcflags": os.environ.get("KCFLAGS", ""),
               **{t: git("rev-parse", c + "^{tree}") for t, c in commits.items()}}
     hit = cache.get("samecode", inputs)
     if hit:
@@ -257,59 +303,77 @@ def compare_row(path, commits, jobs, env):
         if err:
             return dict(rec, status="FAIL", reason=f"{t}: {err}")
     rec["build_seconds"] = round(time.time() - t0)
-    tool = cfgs["series"].make_vars().get("CROSS_COMPILE", "")
     t0 = time.time()
-    rep = compare(*(Image(tool, os.path.join(c.builddir, "vmlinux")) for c in cfgs.values()))
+    try:
+        rep = compare_files(tool, *(os.path.join(c.builddir, "vmlinux")
+                                    for c in cfgs.values()))
+    except HarnessError as e:
+        return dict(rec, status="FAIL", reason=str(e))
     rec.update(rep, compare_seconds=round(time.time() - t0), reason=summary(rep))
     if rec["status"] == "PASS":
         cache.put("samecode", inputs, rec)
     return rec
 
 
+def cell(text):
+    """TEXT in a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
 def markdown(part, commits, opt, report):
+    """samecode.md: the two sides, then a row per matrix row, with the
+    counts where the row was compared and the reason where it was not."""
     out = [f"# harness samecode: {part} with its option off", "",
            f"- A: `{BRANCH}` at {commits['series'][:12]}",
            f"- B: `{OPTIONFREE}` at {commits[OPTIONFREE][:12]}, without " +
            ", ".join(f"`{os.path.basename(o)}`" for o in opt), "",
            "| config | status | functions | same bytes | same instructions, other "
-           "addresses | differ | only in A | only in B |",
-           "|---|---|---|---|---|---|---|---|"]
+           "addresses | differ | only in A | only in B | reason |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for r in report:
         if "functions" in r:
             out.append(f"| {r['config']} | {r['status']} | {r['functions']} | "
                        f"{r['identical']} | {len(r['relocated'])} | {len(r['differ'])} | "
-                       f"{len(r['only_a'])} | {len(r['only_b'])} |")
+                       f"{len(r['only_a'])} | {len(r['only_b'])} | "
+                       f"{cell(', '.join(r['differ'][:3]))} |")
         else:
-            out.append(f"| {r['config']} | {r['status']} | {r.get('reason', '')} "
-                       "| | | | | |")
+            out.append(f"| {r['config']} | {r['status']} | | | | | | | "
+                       f"{cell(r.get('reason', ''))} |")
     return "\n".join(out) + "\n"
 
 
 def build_and_compare(args):
     """--configs: build both sides of every row, compare, report."""
     with open(SERIES) as f:
-        option_names = series.meta(f.read()).get(args.part, {}).get("Option", [])
-    paths = rows(args.configs, option_names)
+        text = f.read()
+    option_names = series.meta(text).get(args.part, {}).get("Option", [])
+    todo = rows(args.configs, option_names)
     env = ccache_env()
     os.makedirs(OUT, exist_ok=True)
-    head, opt = optionfree_commit(args.part)
+    head, opt = optionfree_commit(args.part, text)
     commits = {"series": tree_commit("series"), OPTIONFREE: head}
     log(f"B: {OPTIONFREE} at {head[:12]}, the series without {len(opt)} patches of "
-        f"{args.part}; {len(paths)} rows")
+        f"{args.part}; {len(todo)} rows")
     report, bad = [], 0
-    for n, path in enumerate(paths, 1):
-        rec = compare_row(path, commits, args.jobs, env)
+    for n, (path, left_out) in enumerate(todo, 1):
+        name = os.path.basename(path)[:-len(".config")]
+        if left_out:
+            rec = {"config": name, "status": "SKIP", "reason": left_out}
+        else:
+            rec = compare_row(path, commits, args.jobs, env)
+            write_json(os.path.join(OUT, rec["config"] + ".json"), rec)
         report.append(rec)
         bad += rec["status"] == "FAIL"
-        write_json(os.path.join(OUT, rec["config"] + ".json"), rec)
         how = " (cached)" if rec.get("cached") else ""
         print(f"{rec['status']} samecode/{rec['config']}: {rec.get('reason', '')}{how}",
               flush=True)
-        log(f"[{n}/{len(paths)}] done")
+        log(f"[{n}/{len(todo)}] done")
     write_json(os.path.join(OUT, "samecode.json"),
                {"part": args.part, "a": commits["series"], "b": commits[OPTIONFREE],
                 "left_out": opt, "rows": report})
     write_text(os.path.join(OUT, "samecode.md"), markdown(args.part, commits, opt, report))
+    if not any(r["status"] in ("PASS", "FAIL") for r in report):
+        warn("no row was compared: every one was skipped")
     return 1 if bad else 0
 
 
@@ -333,15 +397,7 @@ def main(argv=None):  # spawns readelf, nm and objdump
         return build_and_compare(args)
     if not (args.a and args.b):
         raise HarnessError("give two vmlinux files, or --configs")
-    images = []
-    for path in (args.a, args.b):
-        try:
-            images.append(Image(args.cross, path))
-        except OSError as e:
-            raise HarnessError(f"{path}: {e}")
-    if not images[0].table or not images[1].table:
-        raise HarnessError("no function symbols: is each file a vmlinux with its symbols?")
-    rep = compare(*images)
+    rep = compare_files(args.cross, args.a, args.b)
     rep.update(a=args.a, b=args.b)
     if args.json:
         write_json(args.json, rep)

@@ -111,8 +111,12 @@ def option_entries(part, text, patches):
     for e in parse(text):
         if part_of(e) != part:
             continue
-        with open(os.path.join(patches, e)) as f:
-            text_of = f.read()
+        try:
+            with open(os.path.join(patches, e)) as f:
+                text_of = f.read()
+        except OSError as err:
+            raise HarnessError(f"series entry {e}: {err.strerror}: "
+                               f"{os.path.join(patches, e)}")
         # The diff only: a message's bullet list starts lines with '-'.
         diff = text_of[text_of.find("\ndiff --git "):].split("\n-- \n")[0]
         changed = [ln for ln in diff.splitlines()

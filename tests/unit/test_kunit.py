@@ -169,6 +169,7 @@ def test_a_variant_is_its_arch_with_lines_added(monkeypatch):
     assert "--arch=x86_64" in args
     assert f"--build_dir={os.path.join(paths.BUILD, 'kunit-x86_64+sepdesc')}" in args
     assert args[args.index("CONFIG_SEPARATE_PTDESC=y") - 1] == "--kconfig_add"
+    assert args[args.index("CONFIG_DEBUG_VM=y") - 1] == "--kconfig_add"
     plain, _ = kunit.arch_args("x86_64", ["mm/ptdesc.kunitconfig"], 2, "")
     assert "CONFIG_SEPARATE_PTDESC=y" not in plain
     assert kunit.for_arch(["arch/x86/mm/.kunitconfig"], "x86_64+sepdesc") == \

@@ -11,7 +11,7 @@ import types
 import pytest
 
 from conftest import data
-from mdesc import bloat, build, samecode, worktree
+from mdesc import bloat, samecode, worktree
 from mdesc.errors import HarnessError
 
 
@@ -125,17 +125,38 @@ def test_rows_leave_out_those_that_turn_the_option_on(tmp_path, monkeypatch):
     head = "# arch: x86_64\n# kconfig: tinyconfig\n# toolchain: gcc\n"
     (tmp_path / "off.config").write_text(head + "CONFIG_SMP=y\n")
     (tmp_path / "on.config").write_text(head + "CONFIG_SEPARATE_PTDESC=y\n")
+    # On by way of a fragment: its '# needs:' line says so.
+    (tmp_path / "needs.config").write_text(head + "# needs: CONFIG_SEPARATE_PTDESC\n")
     monkeypatch.setattr(samecode, "CONFIGS", str(tmp_path))
-    assert [os.path.basename(p) for p in samecode.rows("all", ["SEPARATE_PTDESC"])] == \
-        ["off.config"]
+    got = [(os.path.basename(p), why) for p, why in samecode.rows("all", ["SEPARATE_PTDESC"])]
+    assert got == [("needs.config", "turns CONFIG_SEPARATE_PTDESC on"),
+                   ("off.config", None),
+                   ("on.config", "turns CONFIG_SEPARATE_PTDESC=y on")]
     with pytest.raises(HarnessError, match="on turns CONFIG_SEPARATE_PTDESC=y on"):
         samecode.rows("off,on", ["SEPARATE_PTDESC"])
     with pytest.raises(HarnessError, match="nope.config: no such matrix row"):
         samecode.rows("nope", ["SEPARATE_PTDESC"])
 
 
+def test_the_real_rows_leave_out_only_the_option_row():
+    left = [os.path.basename(p) for p, why in samecode.rows("all", ["SEPARATE_PTDESC"]) if why]
+    assert left == ["x86_64-sepdesc.config"]
+
+
+def test_binutils_of_a_cross_row_and_of_a_clang_row(monkeypatch):
+    monkeypatch.setattr(samecode.Config, "compiler", lambda self: (
+        ("/l/clang", {"LLVM": "/l/"}) if self.meta["toolchain"] == "clang"
+        else ("aarch64-linux-gnu-gcc", {"CROSS_COMPILE": "aarch64-linux-gnu-"})))
+    assert samecode.binutils(samecode.Config(os.path.join(samecode.CONFIGS, "hexagon.config"))) \
+        == "/l/llvm-"
+    assert samecode.binutils(samecode.Config(os.path.join(samecode.CONFIGS, "arm64-4k.config"))) \
+        == "aarch64-linux-gnu-"
+
+
+# A committer date in the past: a commit made now would carry another.
 GIT_ENV = dict(os.environ, GIT_AUTHOR_NAME="t", GIT_AUTHOR_EMAIL="t@t",
-               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t")
+               GIT_COMMITTER_NAME="t", GIT_COMMITTER_EMAIL="t@t",
+               GIT_COMMITTER_DATE="2001-02-03T04:05:06+00:00")
 
 
 @pytest.fixture
@@ -173,20 +194,22 @@ def applied(tmp_path, monkeypatch):
     monkeypatch.setattr(samecode, "SERIES", str(tmp_path / "series"))
     monkeypatch.setattr(samecode, "PATCHES", str(patches))
     monkeypatch.setattr(samecode, "WORK", str(tmp_path / "work"))
-    monkeypatch.setattr(build, "WORK", str(tmp_path / "work"))
+    g.text = text
     return g
 
 
 def test_the_optionfree_tree_leaves_out_the_option_patches(applied, tmp_path):
-    head, opt = samecode.optionfree_commit("p")
+    head, opt = samecode.optionfree_commit("p", applied.text)
     assert opt == ["p/0002-b.patch"]
     assert applied("log", "--format=%s", f"base..{head}").split("\n") == \
         ["change 3", "change 1"]
     assert applied("show", f"{head}:a") == "3"
     assert applied("show", f"{head}:b") == "1"
     assert applied("rev-parse", "optionfree") == head
-    # The same series makes the same commit.
-    assert samecode.optionfree_commit("p")[0] == head
+    # The committer dates are the series' (not the time of the run), so
+    # the same series makes the same commit.
+    assert applied("log", "-1", "--format=%cI", head) == "2001-02-03T04:05:06+00:00"
+    assert samecode.optionfree_commit("p", applied.text)[0] == head
 
 
 def test_a_patch_that_needs_the_option_patches_is_named(applied, tmp_path):
@@ -195,16 +218,100 @@ def test_a_patch_that_needs_the_option_patches_is_named(applied, tmp_path):
     (tmp_path / "linux" / "b").write_text("#ifdef CONFIG_FOO\n#endif\n")
     applied("commit", "-q", "-am", "change 3")
     with pytest.raises(HarnessError, match="p/0003-c.patch does not apply without the "
-                       "option-specific patches \\(0002-b.patch\\)"):
-        samecode.optionfree_commit("p")
+                       "option-specific patches \\(0002-b.patch\\): error: could not apply"):
+        samecode.optionfree_commit("p", applied.text)
     # Nothing is left half-done in the worktree.
     wt = str(tmp_path / "work" / "rt-optionfree")
     assert applied("-C", wt, "status", "--porcelain") == ""
 
 
+def test_what_a_killed_run_left_is_dropped(applied, tmp_path):
+    head, _ = samecode.optionfree_commit("p", applied.text)
+    wt = tmp_path / "work" / "rt-optionfree"
+    (wt / "a").write_text("half-done\n")
+    assert samecode.optionfree_commit("p", applied.text)[0] == head
+    assert (wt / "a").read_text() == "3\n"
+
+
 def test_a_part_without_an_option_is_refused(applied, tmp_path):
-    (tmp_path / "series").write_text("p/0001-a.patch\np/0002-b.patch\np/0003-c.patch\n")
+    text = "p/0001-a.patch\np/0002-b.patch\np/0003-c.patch\n"
     with pytest.raises(HarnessError, match="no option-specific patch"):
-        samecode.optionfree_commit("p")
+        samecode.optionfree_commit("p", text)
     with pytest.raises(HarnessError, match="q: not a part"):
-        samecode.optionfree_commit("q")
+        samecode.optionfree_commit("q", text)
+
+
+# ------------------------------------------------------ one row, built
+
+@pytest.fixture
+def row(tmp_path, monkeypatch):
+    """compare_row() with the builds and the images faked: BUILT lists
+    the sides built, FAIL_AT names a side whose build fails, TABLES the
+    function table of each side's vmlinux."""
+    st = types.SimpleNamespace(built=[], fail_at=None, tables={})
+    monkeypatch.setattr(samecode, "BUILD", str(tmp_path / "build"))
+    monkeypatch.setattr(samecode, "OUT", str(tmp_path / "out"))
+    monkeypatch.setattr(samecode.cache, "ROOT", str(tmp_path / "cache"))
+    monkeypatch.setattr(samecode, "git", lambda *a, **kw: "f" * 40)
+    monkeypatch.setattr(samecode.Config, "compiler", lambda self: ("gcc", {}))
+
+    def build_in_tree(cfg, tree, commit, target, jobs, env, logf):
+        st.built.append(tree)
+        return "make vmlinux failed: boom" if tree == st.fail_at else None
+
+    def image(tool, path):
+        side = "series" if "-series" in path else "optionfree"
+        table = st.tables.get(side, T)
+        return types.SimpleNamespace(table=table, code=lambda a, s: b"x", section=lambda a: None,
+                                     disasm=lambda a, s: ["x"])
+    monkeypatch.setattr(samecode, "build_in_tree", build_in_tree)
+    monkeypatch.setattr(samecode, "Image", image)
+    return st
+
+
+COMMITS = {"series": "1" * 40, "optionfree": "2" * 40}
+ROW = os.path.join(samecode.CONFIGS, "x86_64.config")
+
+
+def test_a_row_that_passes_is_cached_and_not_built_again(row):
+    rec = samecode.compare_row(ROW, COMMITS, 2, {})
+    assert (rec["status"], rec["functions"], row.built) == ("PASS", 4, ["series", "optionfree"])
+    again = samecode.compare_row(ROW, COMMITS, 2, {})
+    assert again["status"] == "PASS" and again["cached"] and len(row.built) == 2
+
+
+def test_a_row_that_differs_fails_and_is_not_cached(row):
+    row.tables["optionfree"] = T[:-1]
+    assert samecode.compare_row(ROW, COMMITS, 2, {})["status"] == "FAIL"
+    assert samecode.compare_row(ROW, COMMITS, 2, {})["status"] == "FAIL"
+    assert len(row.built) == 4
+
+
+def test_a_failed_build_and_an_empty_image_fail_the_row_only(row):
+    row.fail_at = "optionfree"
+    rec = samecode.compare_row(ROW, COMMITS, 2, {})
+    assert rec == {"config": "x86_64", "status": "FAIL",
+                   "reason": "optionfree: make vmlinux failed: boom"}
+    row.fail_at, row.tables["series"] = None, []
+    rec = samecode.compare_row(ROW, COMMITS, 2, {})
+    assert rec["status"] == "FAIL" and "no function symbols" in rec["reason"]
+
+
+def test_a_row_without_its_compiler_is_skipped(row, monkeypatch):
+    def missing(self):
+        raise samecode.ToolchainMissing("no toolchain: x-gcc not found")
+    monkeypatch.setattr(samecode.Config, "compiler", missing)
+    assert samecode.compare_row(ROW, COMMITS, 2, {}) == {
+        "config": "x86_64", "status": "SKIP", "reason": "no toolchain: x-gcc not found"}
+    assert row.built == []
+
+
+def test_the_markdown_keeps_its_table_whole():
+    report = [{"config": "a", "status": "FAIL", "reason": "make: x | y"},
+              {"config": "b", "status": "SKIP", "reason": "turns CONFIG_X=y on"},
+              {"config": "c", "status": "PASS", "functions": 2, "identical": 2, "relocated": [],
+               "differ": [], "only_a": [], "only_b": []}]
+    md = samecode.markdown("p", COMMITS, ["p/0002-b.patch"], report)
+    rows_ = [ln for ln in md.splitlines() if ln.startswith("| ")]
+    assert len({ln.count("|") - ln.count("\\|") for ln in rows_}) == 1
+    assert "make: x \\| y" in md and "| c | PASS | 2 | 2 | 0 | 0 | 0 | 0 |  |" in md

@@ -160,3 +160,9 @@ def test_the_rfc_parts_option_specific_patches():
     got = [os.path.basename(e)[:4] for e in
            series.option_entries("ptdesc-rfc", text, os.path.join(paths.TOP, "patches"))]
     assert got == ["0006", "0007", "0008", "0011", "0013"]
+
+
+def test_a_missing_patch_file_is_named(tmp_path):
+    text = "# Option: FOO\nrfc/0001-b.patch\n"
+    with pytest.raises(HarnessError, match="series entry rfc/0001-b.patch: No such file"):
+        series.option_entries("rfc", text, str(tmp_path))
