@@ -13,7 +13,10 @@ one without, and compare the images function by function:
  - where the bytes differ, the disassembly with addresses masked (as
    harness bloat masks them): the same instructions with other addresses
    in them (the function moved, or data it uses did) are reported
-   apart, as relocated.  Functions that stayed are compared a whole
+   apart, as relocated; with --configs, the same instructions but for
+   numbers that differ by a line shift of B's sources to A's (a
+   __LINE__ a WARN passes, where the arch has no bug table) are
+   reported apart too, as line numbers.  Functions that stayed are compared a whole
    section at a time, one objdump per section;
  - anything else differs.
 
@@ -117,12 +120,41 @@ def by_name(table):
 DISASM_LIMIT = 500
 
 
-def compare(a, b):
+NUMBER_RE = re.compile(r"\b(?:0x[0-9a-f]+|[0-9]+)\b")
+
+
+def only_line_numbers(da, db, shifts):
+    """True if disassemblies DA and DB differ only in numbers (an
+    immediate, a literal-pool word) and each differing number of A is
+    B's plus one of SHIFTS: a __LINE__ that the option's patches moved.
+    Architectures without a bug table pass the line of a WARN to a
+    function (32-bit arm: 'movw r1, #5931'), so one line added at the
+    top of mm/page_alloc.c changes the code of every function below it
+    that warns, and nothing else."""
+    if not shifts or len(da) != len(db):
+        return False
+    seen = False
+    for x, y in zip(da, db):
+        if x == y:
+            continue
+        if NUMBER_RE.sub("N", x) != NUMBER_RE.sub("N", y):
+            return False
+        for u, v in zip(NUMBER_RE.findall(x), NUMBER_RE.findall(y)):
+            if u != v and int(u, 0) - int(v, 0) not in shifts:
+                return False
+        seen = True
+    return seen
+
+
+def compare(a, b, shifts=frozenset()):
     """The report of images A and B (each with .table, .code(addr, size)
-    and .disasm(addr, size))."""
+    and .disasm(addr, size)).  SHIFTS: the line shifts from B's sources
+    to A's (line_shifts()); a function whose instructions differ only
+    by one of them in a number is reported apart, as line_numbers."""
     fa, fb = by_name(a.table), by_name(b.table)
-    rep = {"functions": 0, "identical": 0, "relocated": [], "differ": [],
-           "only_a": sorted(set(fa) - set(fb)), "only_b": sorted(set(fb) - set(fa))}
+    rep = {"functions": 0, "identical": 0, "relocated": [], "line_numbers": [],
+           "differ": [], "only_a": sorted(set(fa) - set(fb)),
+           "only_b": sorted(set(fb) - set(fa))}
     moved = []
     for name in sorted(set(fa) & set(fb)):
         if len(fa[name]) != len(fb[name]):
@@ -153,13 +185,17 @@ def compare(a, b):
         else:
             rest.append((name, xa, xb, size))
     for name, xa, xb, size in rest[:DISASM_LIMIT]:
-        if a.disasm(xa, size) == b.disasm(xb, size):
+        da, db = a.disasm(xa, size), b.disasm(xb, size)
+        if da == db:
             rep["relocated"].append(name)
+        elif only_line_numbers(da, db, shifts):
+            rep["line_numbers"].append(name)
         else:
             rep["differ"].append(f"{name}: other instructions")
     rep["differ"] += [f"{name}: moved, not disassembled (over {DISASM_LIMIT})"
                       for name, _, _, _ in rest[DISASM_LIMIT:]]
     rep["relocated"].sort()
+    rep["line_numbers"].sort()
     rep["differ"].sort()
     rep["status"] = "FAIL" if rep["differ"] or rep["only_a"] or rep["only_b"] else "PASS"
     return rep
@@ -169,6 +205,10 @@ def summary(rep):
     s = (f"{rep['functions']} functions, {rep['identical']} with the same bytes at the same "
          f"address, {len(rep['relocated'])} with the same instructions and other addresses "
          "in them")
+    if rep.get("line_numbers"):
+        s += (f", {len(rep['line_numbers'])} with the same instructions and other line "
+              f"numbers ({', '.join(rep['line_numbers'][:3])}"
+              + (", ..." if len(rep["line_numbers"]) > 3 else "") + ")")
     for key, what in (("differ", "differ"), ("only_a", "only in A"), ("only_b", "only in B")):
         if rep[key]:
             s += f"; {len(rep[key])} {what} ({', '.join(rep[key][:3])}" + \
@@ -219,6 +259,28 @@ def optionfree_commit(part, text):
     return head, opt
 
 
+HUNK_RE = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
+
+
+def line_shifts(diff):
+    """The set of line shifts a unified diff (-U0) makes: after each
+    hunk of a file, how far a line below it moved.  A __LINE__ in a
+    function below the hunk changes by exactly that much."""
+    out, shift = set(), 0
+    for ln in diff.splitlines():
+        if ln.startswith("diff --git "):
+            shift = 0
+            continue
+        m = HUNK_RE.match(ln)
+        if m:
+            old_n = int(m.group(1) if m.group(1) is not None else 1)
+            new_n = int(m.group(2) if m.group(2) is not None else 1)
+            shift += new_n - old_n
+            if shift:
+                out.add(shift)
+    return frozenset(out)
+
+
 def turns_on(cfg, option_names):
     """The first line of CFG (its own, or its '# needs:') that turns one
     of OPTION_NAMES on, or None."""
@@ -260,7 +322,7 @@ def binutils(cfg):
     return extra.get("CROSS_COMPILE", "")
 
 
-def compare_files(tool, a, b):
+def compare_files(tool, a, b, shifts=frozenset()):
     """The report of vmlinux files A and B; HarnessError if either
     cannot be read or has no function symbols."""
     images = []
@@ -272,10 +334,10 @@ def compare_files(tool, a, b):
         if not images[-1].table:
             raise HarnessError(f"{path}: no function symbols: is it a vmlinux with "
                                "its symbols?")
-    return compare(*images)
+    return compare(*images, shifts)
 
 
-def compare_row(path, commits, jobs, env):
+def compare_row(path, commits, jobs, env, shifts=frozenset()):
     """The record of one matrix row: both sides built and compared.  A
     failure of either is the row's FAIL, never the run's end."""
     name = os.path.basename(path)[:-len(".config")]
@@ -306,7 +368,7 @@ def compare_row(path, commits, jobs, env):
     t0 = time.time()
     try:
         rep = compare_files(tool, *(os.path.join(c.builddir, "vmlinux")
-                                    for c in cfgs.values()))
+                                    for c in cfgs.values()), shifts)
     except HarnessError as e:
         return dict(rec, status="FAIL", reason=str(e))
     rec.update(rep, compare_seconds=round(time.time() - t0), reason=summary(rep))
@@ -328,16 +390,17 @@ def markdown(part, commits, opt, report):
            f"- B: `{OPTIONFREE}` at {commits[OPTIONFREE][:12]}, without " +
            ", ".join(f"`{os.path.basename(o)}`" for o in opt), "",
            "| config | status | functions | same bytes | same instructions, other "
-           "addresses | differ | only in A | only in B | reason |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "addresses | other line numbers | differ | only in A | only in B | reason |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
     for r in report:
         if "functions" in r:
             out.append(f"| {r['config']} | {r['status']} | {r['functions']} | "
-                       f"{r['identical']} | {len(r['relocated'])} | {len(r['differ'])} | "
+                       f"{r['identical']} | {len(r['relocated'])} | "
+                       f"{len(r.get('line_numbers', []))} | {len(r['differ'])} | "
                        f"{len(r['only_a'])} | {len(r['only_b'])} | "
                        f"{cell(', '.join(r['differ'][:3]))} |")
         else:
-            out.append(f"| {r['config']} | {r['status']} | | | | | | | "
+            out.append(f"| {r['config']} | {r['status']} | | | | | | | | "
                        f"{cell(r.get('reason', ''))} |")
     return "\n".join(out) + "\n"
 
@@ -352,6 +415,7 @@ def build_and_compare(args):
     os.makedirs(OUT, exist_ok=True)
     head, opt = optionfree_commit(args.part, text)
     commits = {"series": tree_commit("series"), OPTIONFREE: head}
+    shifts = line_shifts(git("diff", "-U0", head, commits["series"], "--", "*.c", "*.h"))
     log(f"B: {OPTIONFREE} at {head[:12]}, the series without {len(opt)} patches of "
         f"{args.part}; {len(todo)} rows")
     report, bad = [], 0
@@ -360,7 +424,7 @@ def build_and_compare(args):
         if left_out:
             rec = {"config": name, "status": "SKIP", "reason": left_out}
         else:
-            rec = compare_row(path, commits, args.jobs, env)
+            rec = compare_row(path, commits, args.jobs, env, shifts)
             write_json(os.path.join(OUT, rec["config"] + ".json"), rec)
         report.append(rec)
         bad += rec["status"] == "FAIL"

@@ -314,4 +314,57 @@ def test_the_markdown_keeps_its_table_whole():
     md = samecode.markdown("p", COMMITS, ["p/0002-b.patch"], report)
     rows_ = [ln for ln in md.splitlines() if ln.startswith("| ")]
     assert len({ln.count("|") - ln.count("\\|") for ln in rows_}) == 1
-    assert "make: x \\| y" in md and "| c | PASS | 2 | 2 | 0 | 0 | 0 | 0 |  |" in md
+    assert "make: x \\| y" in md and "| c | PASS | 2 | 2 | 0 | 0 | 0 | 0 | 0 |  |" in md
+
+
+# -------------------------------------------------- line numbers moved
+
+DIFF_U0 = """diff --git a/include/linux/mm.h b/include/linux/mm.h
+@@ -2434,0 +2435,50 @@ static inline pmd_t *pmd_alloc(
+@@ -2479 +2534,2 @@ static inline void *ptdesc_address(
+diff --git a/include/asm-generic/tlb.h b/include/asm-generic/tlb.h
+@@ -474,4 +474,4 @@ static inline void tlb_remove_page(
+diff --git a/mm/page_alloc.c b/mm/page_alloc.c
+@@ -1423,0 +1424 @@ static __always_inline bool free_pages_prepare(
+"""
+
+
+def test_line_shifts_of_a_diff():
+    # mm.h: +50, then +1 more; tlb.h moves nothing; page_alloc.c: +1.
+    assert samecode.line_shifts(DIFF_U0) == {50, 51, 1}
+    assert samecode.line_shifts("") == frozenset()
+
+
+def arm_disasm(monkeypatch, side):
+    """alloc_pages_exact of the arm-lpae row, as objdump printed it for
+    the series (A) and the option-free tree (B), 2026-12-07: the line of
+    a WARN in mm/page_alloc.c, one more in A, is an immediate."""
+    with open(data("samecode", f"arm-lpae-alloc_pages_exact-{side}.txt")) as f:
+        out = f.read()
+    monkeypatch.setattr(bloat, "run", lambda cmd, **kw: types.SimpleNamespace(stdout=out))
+    return bloat.disasm("arm-linux-gnueabi-", "vmlinux", 0x1000, 64)
+
+
+def test_a_moved_warn_line_is_told_apart_from_other_code(monkeypatch):
+    da, db = arm_disasm(monkeypatch, "series"), arm_disasm(monkeypatch, "optionfree")
+    assert da != db
+    assert samecode.only_line_numbers(da, db, {1})
+    # Not without the shift that explains it, nor with another one.
+    assert not samecode.only_line_numbers(da, db, frozenset())
+    assert not samecode.only_line_numbers(da, db, {2, 50})
+    # Another instruction is never a line number.
+    other = [x.replace("movw", "movt", 1) if "movw" in x else x for x in da]
+    assert not samecode.only_line_numbers(other, db, {1})
+    assert not samecode.only_line_numbers(da, da, {1})
+
+
+def test_compare_reports_line_numbers_apart_and_passes(monkeypatch):
+    dis = {0x1010: ["movw r1, #5931", "bl warn"]}
+    other = {0x1010: ["movw r1, #5930", "bl warn"]}
+    code = {0x1010: b"A"}
+    a, b = image(T, dis=dis, code=code), image(T, dis=other, code={0x1010: b"B"})
+    rep = samecode.compare(a, b, frozenset({1}))
+    assert rep["status"] == "PASS" and rep["line_numbers"] == ["b"]
+    assert "1 with the same instructions and other line numbers (b)" in samecode.summary(rep)
+    rep = samecode.compare(a, b)
+    assert rep["status"] == "FAIL" and rep["differ"] == ["b: other instructions"]
