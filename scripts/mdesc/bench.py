@@ -339,19 +339,20 @@ def run_config(config, args, env, loops):  # spawns make and QEMU
     probe = Config(path, "bench", bt.VARIANTS["bench"])
     stmt, insns = control_loop(probe.srcarch, loops)
     expected_ns = insns << args.icount_shift
-    # (kind, worktree, commit): the controls are built in the base's
-    # worktree, so that ccache sees the same paths and only init/main.o
-    # or mm/util.o and the link are new.
-    builds = [("base", "base", bt.tree_commit("base")),
-              ("series", "series", bt.tree_commit("series"))]
+    # (kind, worktree, commit, config lines besides the bench variant's):
+    # the controls are built in the base's worktree, so that ccache sees
+    # the same paths and only init/main.o or mm/util.o and the link are
+    # new.
+    builds = [("base", "base", bt.tree_commit("base"), []),
+              ("series", "series", bt.tree_commit("series"), [])]
     if args.shift:
         builds.append(("layout", "base", control_commit(
             "init/main.c", lambda s: with_padding(s, args.shift),
-            f"bench: the base with {args.shift} bytes of padding in init/main.o")))
+            f"bench: the base with {args.shift} bytes of padding in init/main.o"), []))
     if args.positive:
         builds.append(("positive", "base", control_commit(
             "mm/util.c", lambda s: with_positive_loop(s, stmt, insns),
-            f"bench: the base with {insns} instructions more per mmap()")))
+            f"bench: the base with {insns} instructions more per mmap()"), []))
     # The series again with a series variant's lines on top of the bench
     # variant's (the RFC part's option): compared with the series.  Not
     # with the variant's command line: slab_nomerge is for counting a
@@ -359,16 +360,15 @@ def run_config(config, args, env, loops):  # spawns make and QEMU
     if args.series_variant:
         if f"{config}+{args.series_variant}" in bt.ALL_VARIANTS:
             builds.append(("series+" + args.series_variant, "series",
-                           bt.tree_commit("series")))
+                           bt.tree_commit("series"),
+                           bt.SERIES_VARIANTS[args.series_variant][0]))
         else:
             log(f"{name}: no series+{args.series_variant} kernel: 'harness boot' has no "
                 f"{config}+{args.series_variant}")
     kernels = {}
-    for kind, tree, commit in builds:
+    for kind, tree, commit, lines in builds:
         builddir = os.path.join(BUILD, "runtime", f"{name}-{kind}")
-        lines = bt.VARIANTS["bench"] + \
-            (bt.SERIES_VARIANTS[kind[len("series+"):]][0] if kind.startswith("series+") else [])
-        cfg = Config(path, "bench", lines, builddir=builddir)
+        cfg = Config(path, "bench", bt.VARIANTS["bench"] + lines, builddir=builddir)
         cfg.meta["qemu"] = icount_qemu(cfg.meta["qemu"], args.icount_shift)
         kernels[kind] = (cfg, *build(name, kind, tree, commit, cfg, args.jobs, env), commit)
     git("checkout", "-q", "--detach", kernels["base"][3], cwd=os.path.join(WORK, "rt-base"))

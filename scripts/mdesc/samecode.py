@@ -229,13 +229,13 @@ def optionfree_commit(part, text):
     """(commit, option-specific entries): the series without PART's
     option-specific patches, made in the worktree WORK/rt-optionfree and
     kept as branch 'optionfree'.  TEXT is the series file's."""
-    if part not in series.parts(series.parse(text)):
+    entries = series.parse(text)
+    if part not in series.parts(entries):
         raise HarnessError(f"{part}: not a part of {SERIES}")
     opt = series.option_entries(part, text, PATCHES)
     if not opt:
         raise HarnessError(f"part {part} has no option-specific patch: its banner in "
                            f"{SERIES} needs an 'Option:' key naming a symbol its patches add")
-    entries = series.parse(text)
     commits = git("rev-list", "--reverse", f"{BASE_TAG}..{BRANCH}").split()
     if len(commits) != len(entries):
         raise HarnessError(f"branch {BRANCH} has {len(commits)} commits and {SERIES} "

@@ -97,9 +97,9 @@ def prefix(part, text):
 
 def option_entries(part, text, patches):
     """The entries of PART that add or remove a line naming one of its
-    'Option:' symbols, in series order: the
-    option-specific patches.  PATCHES is the directory of the patch
-    files.  [] when the part declares no option."""
+    'Option:' symbols, in series order: the option-specific patches.
+    PATCHES is the directory of the patch files.  [] when the part
+    declares no option."""
     names = meta(text).get(part, {}).get("Option", [])
     if not names:
         return []
