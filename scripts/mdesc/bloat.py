@@ -38,10 +38,9 @@ import collections
 import difflib
 import os
 import re
-import time
 
 from . import expect
-from .build import build_in_tree
+from .build import build_vmlinux_pair
 from .config import Config
 from .errors import log
 from .make import ccache_env
@@ -278,18 +277,9 @@ def main(argv=None):  # spawns builds of both kernels
             where = os.path.relpath(expect.record_path(record_name), TOP)
             log(f"{name}: the base as recorded in {where}" if recorded
                 else f"{name}: building the base: {why}")
-        t0 = time.time()
-        err = None
-        for t, cfg in cfgs.items():
-            if t == "base" and recorded:
-                continue
-            log(f"{name}: vmlinux at {t}")
-            err = build_in_tree(cfg, t, tree_commit(t), "vmlinux", args.jobs, env,
-                                os.path.join(OUT, f"{name}-{t}.build.log"))
-            if err:
-                err = f"{t}: {err}"
-                break
-        rec["build_seconds"] = round(time.time() - t0)
+        rec["build_seconds"], err = build_vmlinux_pair(
+            name, cfgs, {t: tree_commit(t) for t in cfgs}, args.jobs, env, OUT,
+            skip={"base"} if recorded else ())
         if err:
             print(f"FAIL bloat/{name}: {err}", flush=True)
             rec["status"] = "FAIL"

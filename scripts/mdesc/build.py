@@ -4,8 +4,10 @@
 
 import os
 import subprocess
+import time
 
 from .diagnostics import first_error
+from .errors import log
 from .kconfig import configure
 from .make import make_cmd
 from .paths import WORK
@@ -43,3 +45,22 @@ def build_in_tree(cfg, tree, commit, target, jobs, env, logf):
         with open(logf) as f:
             return f"make {target} failed: " + first_error(f.read())
     return None
+
+
+def build_vmlinux_pair(name, cfgs, commits, jobs, env, logdir, skip=()):
+    """Build vmlinux for each tree of CFGS ({tree: Config}, in order) at
+    COMMITS[tree], but not for the trees in SKIP (a side taken from a
+    record).  The output of each goes to LOGDIR/NAME-TREE.build.log.
+    Returns (seconds, None) or (seconds, "TREE: reason") for the first
+    that failed: a row's FAIL, which its caller records, not the end
+    of the run.  bloat and samecode build their two sides this way."""
+    t0 = time.time()
+    for t, cfg in cfgs.items():
+        if t in skip:
+            continue
+        log(f"{name}: vmlinux at {t}")
+        err = build_in_tree(cfg, t, commits[t], "vmlinux", jobs, env,
+                            os.path.join(logdir, f"{name}-{t}.build.log"))
+        if err:
+            return round(time.time() - t0), f"{t}: {err}"
+    return round(time.time() - t0), None

@@ -52,9 +52,8 @@ import os
 import re
 import time
 
-from . import cache, series
+from . import build, cache, series
 from .bloat import disasm, function_table
-from .build import build_in_tree
 from .config import Config
 from .errors import HarnessError, ToolchainMissing, log, warn
 from .make import ccache_env
@@ -366,14 +365,9 @@ def compare_row(path, commits, jobs, env, shifts=frozenset()):
     hit = cache.get("samecode", inputs)
     if hit:
         return dict(hit["record"], cached=True)
-    t0 = time.time()
-    for t, cfg in cfgs.items():
-        log(f"{name}: vmlinux at {t}")
-        err = build_in_tree(cfg, t, commits[t], "vmlinux", jobs, env,
-                            os.path.join(OUT, f"{name}-{t}.build.log"))
-        if err:
-            return dict(rec, status="FAIL", reason=f"{t}: {err}")
-    rec["build_seconds"] = round(time.time() - t0)
+    rec["build_seconds"], err = build.build_vmlinux_pair(name, cfgs, commits, jobs, env, OUT)
+    if err:
+        return dict(rec, status="FAIL", reason=err)
     t0 = time.time()
     try:
         rep = compare_files(tool, *(os.path.join(c.builddir, "vmlinux")

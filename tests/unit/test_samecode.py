@@ -264,7 +264,7 @@ def row(tmp_path, monkeypatch):
         table = st.tables.get(side, T)
         return types.SimpleNamespace(table=table, code=lambda a, s: b"x", section=lambda a: None,
                                      disasm=lambda a, s: ["x"])
-    monkeypatch.setattr(samecode, "build_in_tree", build_in_tree)
+    monkeypatch.setattr(samecode.build, "build_in_tree", build_in_tree)
     monkeypatch.setattr(samecode, "Image", image)
     return st
 
@@ -290,7 +290,7 @@ def test_a_row_that_differs_fails_and_is_not_cached(row):
 def test_a_failed_build_and_an_empty_image_fail_the_row_only(row):
     row.fail_at = "optionfree"
     rec = samecode.compare_row(ROW, COMMITS, 2, {})
-    assert rec == {"config": "x86_64", "status": "FAIL",
+    assert rec == {"config": "x86_64", "status": "FAIL", "build_seconds": 0,
                    "reason": "optionfree: make vmlinux failed: boom"}
     row.fail_at, row.tables["series"] = None, []
     rec = samecode.compare_row(ROW, COMMITS, 2, {})
