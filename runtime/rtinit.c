@@ -192,6 +192,25 @@ static long long ptdesc_objects(void)
 }
 
 /*
+ * READ's value once it is down to TARGET, or after SECS seconds, the
+ * last one read: the page tables of exited processes, and with them
+ * their descriptors, may wait for an RCU grace period before they are
+ * freed.
+ */
+static long long wait_down_to(long long (*read)(void), long long target, double secs)
+{
+	double deadline = now() + secs;
+	long long v;
+
+	for (;;) {
+		v = read();
+		if (v <= target || now() >= deadline)
+			return v;
+		usleep(250000);
+	}
+}
+
+/*
  * PageTables once it has stopped moving: page tables of processes that
  * already exited may still be waiting for an RCU grace period (s390
  * frees its 2K PTE fragments that way), and they must not be counted as
@@ -714,8 +733,8 @@ static void pt_hugetlb_check(void)
 static void test_pt(void)
 {
 	int procs = 4, threads = 3, rounds = 3, i, bad = 0, st;
-	long long before, after = -1, pgtable_charged = -1, desc_before, desc_after = -1;
-	double t0 = now(), deadline;
+	long long before, after, pgtable_charged = -1, desc_before, desc_after;
+	double t0 = now();
 	pid_t pids[16];
 
 	/* a warm-up round first, so one-time kernel tables are in place */
@@ -769,25 +788,12 @@ static void test_pt(void)
 	failures += in_child(pt_hugetlb_check);
 	write_file("/proc/sys/vm/nr_hugepages", "0");
 
-	/* page tables of exited processes may be freed late (RCU): let it settle */
-	deadline = now() + 15;
-	while (now() < deadline) {
-		after = page_tables_kb();
-		if (after <= before)
-			break;
-		usleep(250000);
-	}
+	after = wait_down_to(page_tables_kb, before, 15);
 	result("pt", "pagetables-leak", after == before ? "PASS" : "FAIL",
 	       "PageTables %lld kB before, %lld kB after (%.1f s)", before, after, now() - t0);
 	if (desc_before < 0)
 		return;
-	deadline = now() + 15;
-	while (now() < deadline) {
-		desc_after = ptdesc_objects();
-		if (desc_after <= desc_before)
-			break;
-		usleep(250000);
-	}
+	desc_after = wait_down_to(ptdesc_objects, desc_before, 15);
 	result("pt", "ptdesc-cache", desc_after == desc_before ? "PASS" : "FAIL",
 	       "ptdesc objects %lld before, %lld after", desc_before, desc_after);
 }
