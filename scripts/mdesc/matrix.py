@@ -138,8 +138,14 @@ class Matrix:
         sel = self.args.steps
         last = len(steps) - 1
         if self.args.part:
+            # "base" names step 0, the base itself.
+            want = self.args.part.split(",")
+            known = ["base"] + series.parts(s["name"] for s in steps[1:])
+            for p in want:
+                if p not in known:
+                    die(f"--part {p}: not a part of the series ({', '.join(known)})")
             return {s["index"] for s in steps
-                    if s["name"].startswith(self.args.part + "/")}
+                    if (series.part_of(s["name"]) if s["index"] else "base") in want}
         if sel == "all":
             return set(range(len(steps)))
         if sel == "final":
@@ -516,8 +522,9 @@ def main(argv=None):
     ap.add_argument("--steps", default="all",
                     help="'all', 'final' (the last step, built against the base) "
                     "or a list like 0,3,5..9")
-    ap.add_argument("--part", help="only the steps of this part of the series "
-                    "(a directory under patches/, e.g. zsdesc)")
+    ap.add_argument("--part", help="only the steps of these parts of the series "
+                    "(directories under patches/, comma-separated, e.g. fixes,zsdesc; "
+                    "'base' is step 0)")
     ap.add_argument("--link", default="",
                     help="configs that link vmlinux at the final step ('all' for every one)")
     ap.add_argument("--link-only", action="store_true",

@@ -165,7 +165,12 @@ def main(argv=None):
                     "words before PATCH in PART's subjects")
     ap.add_argument("part", nargs="?", help="the part, for depends and prefix")
     ap.add_argument("--file", help="the series file (default: SERIES)")
+    ap.add_argument("--except-prefix", metavar="WORD",
+                    help="with parts: leave out the parts whose 'Prefix:' has WORD "
+                    "(RFC: the CI tier builds an RFC part at its final state only)")
     args = ap.parse_args(argv)
+    if args.except_prefix and args.what != "parts":
+        raise HarnessError("harness series: --except-prefix goes with 'parts'")
     path = args.file or SERIES
     if args.file and not os.path.exists(args.file):
         raise HarnessError(f"{args.file}: no such series file")
@@ -182,6 +187,10 @@ def main(argv=None):
     else:
         entries = read(args.file)
         out = entries if args.what == "entries" else parts(entries)
+        if args.except_prefix and out:
+            with open(path) as f:
+                text = f.read()
+            out = [p for p in out if args.except_prefix not in prefix(p, text)]
     for x in out:
         print(x)
     return 0

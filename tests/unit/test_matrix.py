@@ -228,6 +228,18 @@ def test_selecting_a_part(monkeypatch, tmp_path):
     assert sorted(s for s, _ in cells(m)) == [2, 3, 4]
 
 
+def test_selecting_parts_and_a_part_that_is_not_there():
+    steps = [{"index": i, "name": n} for i, n in enumerate(["base"] + ENTRIES)]
+    m = matrix.Matrix(argparse.Namespace(steps="all", part="fixes,ptdesc"))
+    assert m.selected_steps(steps) == {1, 2, 3, 4}
+    m = matrix.Matrix(argparse.Namespace(steps="all", part="base,fixes"))
+    assert m.selected_steps(steps) == {0, 1}
+    m = matrix.Matrix(argparse.Namespace(steps="all", part="fixes,zsdesc"))
+    with pytest.raises(HarnessError, match=r"--part zsdesc: not a part of the series "
+                       r"\(base, fixes, ptdesc\)"):
+        m.selected_steps(steps)
+
+
 @pytest.mark.parametrize("sel,want", [
     ("all", {0, 1, 2, 3, 4}), ("final", {4}), ("0,2", {0, 2}), ("1..3", {1, 2, 3}),
     ("3..", {3, 4}), ("0,2..3,9", {0, 2, 3}),

@@ -166,3 +166,14 @@ def test_a_missing_patch_file_is_named(tmp_path):
     text = "# Option: FOO\nrfc/0001-b.patch\n"
     with pytest.raises(HarnessError, match="series entry rfc/0001-b.patch: No such file"):
         series.option_entries("rfc", text, str(tmp_path))
+
+
+def test_command_parts_except_a_prefix(tmp_path, capsys):
+    f = tmp_path / "series"
+    f.write_text(DEPS)
+    assert series.main(["parts", "--except-prefix", "RFC", "--file", str(f)]) == 0
+    assert "rfc" not in capsys.readouterr().out.split()
+    assert series.main(["parts", "--file", str(f)]) == 0
+    assert "rfc" in capsys.readouterr().out.split()
+    with pytest.raises(HarnessError, match="--except-prefix goes with 'parts'"):
+        series.main(["entries", "--except-prefix", "RFC", "--file", str(f)])
