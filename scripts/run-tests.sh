@@ -198,8 +198,8 @@ bats_results()
 }
 
 # runtime_lane: the runtime test (base and series booted under QEMU,
-# stressed side by side), the code-size check on its kernels and the
-# KUnit suites under UML.  None of it uses the matrix's work tree or
+# stressed side by side) and the code-size check on its kernels.  None
+# of it uses the matrix's work tree or
 # build directories, so it runs in the background beside the matrix:
 # a cold run on 2 cores leaves a quarter of the CPU idle in the
 # configure, checkout and git steps, which the lane fills.  Its lines
@@ -232,11 +232,13 @@ runtime_lane()
 		bloat_what=(--runtime x86_64)
 	fi
 	checker bloat "$HARNESS" bloat -j"$JOBS" "${bloat_what[@]}"
+}
 
-	# The series' KUnit suites under UML with kunit.py run.  Under QEMU
-	# x86_64 they run at boot in the runtime test's series kernel above,
-	# parsed with kunit.py parse (one kernel build fewer than kunit.py
-	# run --arch=x86_64, which 'make kunit' also does).
+# kunit_lane COMMIT: the KUnit suites under UML at COMMIT, the series'
+# head.  It runs in the background (a subshell): the export stays there.
+kunit_lane()
+{
+	export SERIES_BRANCH=$1
 	checker kunit "$HARNESS" kunit um
 }
 
@@ -405,8 +407,8 @@ fi
 # with THP, MEMCG, hugetlb, zsmalloc and the debug options, so the
 # matrix links no row there (CI_LINK_CONFIGS names rows to link).  The
 # zsdesc steps on arm64 and s390 and the links of every row are in
-# 'make matrix', the full tier: a cold 'make test' has 45 minutes on 2
-# cores.  So are the steps of an RFC part (its banner's 'Prefix: RFC'):
+# 'make matrix', the full tier: a cold 'make test' has 65 minutes on 2
+# cores, all of it.  So are the steps of an RFC part (its banner's 'Prefix: RFC'):
 # the CI tier builds it at its final state, with its option on in the
 # x86_64-sepdesc row, which is what issue 21 allows it (2 cold
 # minutes); its 13 x86_64 steps took 2.0 more minutes of the cold run
@@ -472,13 +474,28 @@ else
 		"$TOP/scripts/check-ptdesc-cocci.sh" "$SERIES_BRANCH" --expect-none || true
 fi
 
+# The series' KUnit suites under UML with kunit.py run, in a lane of
+# their own from here to the end: what is left of the main lane (the
+# Coccinelle checks, mail, the other base's git am and quilt, bats) is
+# mostly single-threaded and leaves a core idle.  In the runtime lane
+# the UML build took 826 s of the cold run of aec6c7b, beside the
+# layout report, which it slowed.  Under QEMU x86_64 the suites run at
+# boot in the runtime test's series kernel, parsed with kunit.py parse
+# (one kernel build fewer than kunit.py run --arch=x86_64, which 'make
+# kunit' also does).  The series' head is pinned: bats applies series
+# of its own meanwhile (on a branch of its own, but a name is not a
+# tree).
+if [ "$mode" = test ]; then
+	background kunit-lane kunit_lane "$(git -C "$LINUX" rev-parse "$SERIES_BRANCH")"
+fi
+
 page_use_checks
 
 mail_checks
 
 if [ "$mode" = test ]; then
 	# Every other base, with the tier its description gives, then the
-	# tests of the harness, while the runtime and distcc lanes finish:
+	# tests of the harness, while the lanes finish:
 	# the other base has trees and results of its own, and the bats
 	# tests their own work tree and build directories.  Run after the
 	# lanes, the two made the warm run at e74ed52 5.6 minutes longer.
@@ -492,4 +509,5 @@ if [ "$mode" = test ]; then
 
 	join runtime-lane
 	join distcc
+	join kunit-lane
 fi
