@@ -460,6 +460,22 @@ checker asserts "$HARNESS" asserts -j"$JOBS"
 # build directory, configured by now).
 checker ccache "$HARNESS" ccache-objects -j"$JOBS"
 
+# The series' KUnit suites under UML with kunit.py run, in a lane of
+# their own from here to the end: what is left of the main lane (the
+# Coccinelle checks, mail, the other base's git am and quilt, bats) is
+# mostly single-threaded and leaves a core idle.  In the runtime lane
+# the UML build took 826 s of the cold run of aec6c7b, beside the
+# layout report, which it slowed by about 260 s; here, 475 s of the
+# cold run of 67b0e06 (started after the Coccinelle checks then).
+# Under QEMU x86_64 the suites run at boot in the runtime test's series
+# kernel, parsed with kunit.py parse (one kernel build fewer than
+# kunit.py run --arch=x86_64, which 'make kunit' also does).  The series' head is pinned: bats applies series
+# of its own meanwhile (on a branch of its own, but a name is not a
+# tree).
+if [ "$mode" = test ]; then
+	background kunit-lane kunit_lane "$(git -C "$LINUX" rev-parse "$SERIES_BRANCH")"
+fi
+
 # Page-table state through struct page: found at the base, gone at the
 # end once struct page no longer declares the page-table members.
 step "ptdesc: the Coccinelle check finds page-table state in struct page at the base" \
@@ -474,20 +490,6 @@ else
 		"$TOP/scripts/check-ptdesc-cocci.sh" "$SERIES_BRANCH" --expect-none || true
 fi
 
-# The series' KUnit suites under UML with kunit.py run, in a lane of
-# their own from here to the end: what is left of the main lane (the
-# Coccinelle checks, mail, the other base's git am and quilt, bats) is
-# mostly single-threaded and leaves a core idle.  In the runtime lane
-# the UML build took 826 s of the cold run of aec6c7b, beside the
-# layout report, which it slowed.  Under QEMU x86_64 the suites run at
-# boot in the runtime test's series kernel, parsed with kunit.py parse
-# (one kernel build fewer than kunit.py run --arch=x86_64, which 'make
-# kunit' also does).  The series' head is pinned: bats applies series
-# of its own meanwhile (on a branch of its own, but a name is not a
-# tree).
-if [ "$mode" = test ]; then
-	background kunit-lane kunit_lane "$(git -C "$LINUX" rev-parse "$SERIES_BRANCH")"
-fi
 
 page_use_checks
 
