@@ -126,9 +126,21 @@ NUMBER_RE = re.compile(r"\b(?:0x[0-9a-f]+|[0-9]+)\b")
 MOVE_RE = re.compile(r"^mov(?:\.w|w)?\b")
 
 
+# m68k pushes the line of a WARN or a BUG as an absolute address, which
+# objdump prints in hex without its 0x and with the symbol it falls in:
+# 'pea 3e7 <inx2a_mask+X>' is line 999.  Only pea's operand is taken
+# for a number: a call's or a jump's target that moved is not one.
+PEA_HEX_RE = re.compile(r"^(pea\s+)([0-9a-f]+)(?= <)")
+
+
+def numbers_written(ins):
+    """INS with a pea's bare hex operand written with its 0x."""
+    return PEA_HEX_RE.sub(r"\g<1>0x\2", ins)
+
+
 def skeleton(ins):
     """An instruction with its numbers, and its move encoding, left out."""
-    return MOVE_RE.sub("mov", NUMBER_RE.sub("N", ins))
+    return MOVE_RE.sub("mov", NUMBER_RE.sub("N", numbers_written(ins)))
 
 
 def only_line_numbers(da, db, shifts):
@@ -136,7 +148,7 @@ def only_line_numbers(da, db, shifts):
     immediate, a literal-pool word) and each differing number of A is
     B's plus one of SHIFTS: a __LINE__ that the option's patches moved.
     Architectures without a bug table pass the line of a WARN to a
-    function (32-bit arm: 'movw r1, #5931'), so one line added at the
+    function (32-bit arm: 'movw r1, #5931'; m68k: 'pea 172b <sym+X>'), so one line added at the
     top of mm/page_alloc.c changes the code of every function below it
     that warns, and nothing else."""
     if not shifts or len(da) != len(db):
@@ -147,7 +159,8 @@ def only_line_numbers(da, db, shifts):
             continue
         if skeleton(x) != skeleton(y):
             return False
-        for u, v in zip(NUMBER_RE.findall(x), NUMBER_RE.findall(y)):
+        for u, v in zip(NUMBER_RE.findall(numbers_written(x)),
+                        NUMBER_RE.findall(numbers_written(y))):
             if u != v and int(u, 0) - int(v, 0) not in shifts:
                 return False
         seen = True

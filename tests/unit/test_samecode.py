@@ -370,6 +370,26 @@ def test_a_line_number_may_change_the_moves_encoding(monkeypatch):
     assert samecode.skeleton("movt\tr1, #5") != samecode.skeleton("movw\tr1, #5")
 
 
+def test_a_line_pushed_as_an_address_on_m68k(monkeypatch):
+    """set_buddy_order of the m68k-motorola row, 2026-12-07: its BUG's
+    line, one more in A, is pushed with 'pea 3e7 <inx2a_mask+X>', a
+    bare hex operand, which the row's first samecode run (FAIL, 16
+    such functions) did not read as a number."""
+    def m68k(side):
+        with open(data("samecode", f"m68k-motorola-set_buddy_order-{side}.txt")) as f:
+            out = f.read()
+        monkeypatch.setattr(bloat, "run", lambda cmd, **kw: types.SimpleNamespace(stdout=out))
+        return bloat.disasm("m68k-linux-gnu-", "vmlinux", 0x1000, 64)
+    da, db = m68k("series"), m68k("optionfree")
+    assert [(x, y) for x, y in zip(da, db) if x != y] == [
+        ("pea 3e7 <inx2a_mask+X>", "pea 3e6 <inx2a_mask+X>")]
+    assert samecode.only_line_numbers(da, db, {1})
+    assert not samecode.only_line_numbers(da, db, {2, 50})
+    # A call whose target moved is not a line number, by any shift.
+    moved = [x.replace("jsr 667e8", "jsr 667e9") for x in db]
+    assert moved != db and not samecode.only_line_numbers(moved, db, {1})
+
+
 def test_compare_reports_line_numbers_apart_and_passes(monkeypatch):
     dis = {0x1010: ["movw r1, #5931", "bl warn"]}
     other = {0x1010: ["movw r1, #5930", "bl warn"]}
