@@ -469,9 +469,9 @@ checker ccache "$HARNESS" ccache-objects -j"$JOBS"
 # cold run of 67b0e06 (started after the Coccinelle checks then).
 # Under QEMU x86_64 the suites run at boot in the runtime test's series
 # kernel, parsed with kunit.py parse (one kernel build fewer than
-# kunit.py run --arch=x86_64, which 'make kunit' also does).  The series' head is pinned: bats applies series
-# of its own meanwhile (on a branch of its own, but a name is not a
-# tree).
+# kunit.py run --arch=x86_64, which 'make kunit' also does).  The
+# series' head is pinned: bats applies series of its own meanwhile (on
+# a branch of its own, but a name is not a tree).
 if [ "$mode" = test ]; then
 	background kunit-lane kunit_lane "$(git -C "$LINUX" rev-parse "$SERIES_BRANCH")"
 fi
@@ -489,7 +489,6 @@ else
 	step "ptdesc: no page-table state through struct page at the end" \
 		"$TOP/scripts/check-ptdesc-cocci.sh" "$SERIES_BRANCH" --expect-none || true
 fi
-
 
 page_use_checks
 

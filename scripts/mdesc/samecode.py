@@ -140,7 +140,7 @@ def numbers_written(ins):
 
 def skeleton(ins):
     """An instruction with its numbers, and its move encoding, left out."""
-    return MOVE_RE.sub("mov", NUMBER_RE.sub("N", numbers_written(ins)))
+    return MOVE_RE.sub("mov", NUMBER_RE.sub("N", ins))
 
 
 def only_line_numbers(da, db, shifts):
@@ -148,19 +148,19 @@ def only_line_numbers(da, db, shifts):
     immediate, a literal-pool word) and each differing number of A is
     B's plus one of SHIFTS: a __LINE__ that the option's patches moved.
     Architectures without a bug table pass the line of a WARN to a
-    function (32-bit arm: 'movw r1, #5931'; m68k: 'pea 172b <sym+X>'), so one line added at the
-    top of mm/page_alloc.c changes the code of every function below it
-    that warns, and nothing else."""
+    function (32-bit arm: 'movw r1, #5931'; m68k: 'pea 172b <sym+X>'),
+    so one line added at the top of mm/page_alloc.c changes the code of
+    every function below it that warns, and nothing else."""
     if not shifts or len(da) != len(db):
         return False
     seen = False
     for x, y in zip(da, db):
         if x == y:
             continue
+        x, y = numbers_written(x), numbers_written(y)
         if skeleton(x) != skeleton(y):
             return False
-        for u, v in zip(NUMBER_RE.findall(numbers_written(x)),
-                        NUMBER_RE.findall(numbers_written(y))):
+        for u, v in zip(NUMBER_RE.findall(x), NUMBER_RE.findall(y)):
             if u != v and int(u, 0) - int(v, 0) not in shifts:
                 return False
         seen = True

@@ -335,14 +335,20 @@ def test_line_shifts_of_a_diff():
     assert samecode.line_shifts("") == frozenset()
 
 
-def arm_disasm(monkeypatch, side, func="alloc_pages_exact"):
-    """FUNC of the arm-lpae row, as objdump printed it for the series
-    (A) and the option-free tree (B), 2026-12-07: the line of a WARN in
-    mm/page_alloc.c, one more in A, is an immediate."""
-    with open(data("samecode", f"arm-lpae-{func}-{side}.txt")) as f:
+def row_disasm(monkeypatch, row, func, side):
+    """FUNC of matrix row ROW, as objdump printed it for the series
+    (side A) and the option-free tree (B), 2026-12-07, read by
+    bloat.disasm()."""
+    with open(data("samecode", f"{row}-{func}-{side}.txt")) as f:
         out = f.read()
     monkeypatch.setattr(bloat, "run", lambda cmd, **kw: types.SimpleNamespace(stdout=out))
-    return bloat.disasm("arm-linux-gnueabi-", "vmlinux", 0x1000, 64)
+    return bloat.disasm("objdump-of-the-row-", "vmlinux", 0x1000, 64)
+
+
+def arm_disasm(monkeypatch, side, func="alloc_pages_exact"):
+    """On arm-lpae the line of a WARN in mm/page_alloc.c, one more in A,
+    is an immediate."""
+    return row_disasm(monkeypatch, "arm-lpae", func, side)
 
 
 def test_a_moved_warn_line_is_told_apart_from_other_code(monkeypatch):
@@ -375,12 +381,8 @@ def test_a_line_pushed_as_an_address_on_m68k(monkeypatch):
     line, one more in A, is pushed with 'pea 3e7 <inx2a_mask+X>', a
     bare hex operand, which the row's first samecode run (FAIL, 16
     such functions) did not read as a number."""
-    def m68k(side):
-        with open(data("samecode", f"m68k-motorola-set_buddy_order-{side}.txt")) as f:
-            out = f.read()
-        monkeypatch.setattr(bloat, "run", lambda cmd, **kw: types.SimpleNamespace(stdout=out))
-        return bloat.disasm("m68k-linux-gnu-", "vmlinux", 0x1000, 64)
-    da, db = m68k("series"), m68k("optionfree")
+    da = row_disasm(monkeypatch, "m68k-motorola", "set_buddy_order", "series")
+    db = row_disasm(monkeypatch, "m68k-motorola", "set_buddy_order", "optionfree")
     assert [(x, y) for x, y in zip(da, db) if x != y] == [
         ("pea 3e7 <inx2a_mask+X>", "pea 3e6 <inx2a_mask+X>")]
     assert samecode.only_line_numbers(da, db, {1})
