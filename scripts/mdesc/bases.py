@@ -18,7 +18,9 @@ DEFAULT = "6.1"
 
 REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
 OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs",
-            "kept-allocs")
+            "kept-allocs", "checkpatch-allow")
+# Keys that name a file of the project.
+PROJECT_FILES = ("kept-allocs", "checkpatch-allow")
 
 
 class BaseError(HarnessError):
@@ -41,6 +43,7 @@ class Base:
     ci_final: tuple = ()
     kunitconfigs: tuple = ()
     kept_allocs: str = ""
+    checkpatch_allow: str = ""
 
     def exported(self):
         """The pin as the NAME=value pairs the shell scripts read."""
@@ -49,7 +52,8 @@ class Base:
                 "BASE_SHA256": self.sha256,
                 "BASE_CI_STEPS": ",".join(self.ci_steps),
                 "BASE_CI_FINAL": ",".join(self.ci_final),
-                "BASE_KEPT_ALLOCS": self.kept_allocs}
+                "BASE_KEPT_ALLOCS": self.kept_allocs,
+                "BASE_CHECKPATCH_ALLOW": self.checkpatch_allow}
 
 
 def _words(value, sep):
@@ -96,9 +100,10 @@ def parse(name, text, origin="<text>"):
         bad = [g for g in symbols[key] if not re.fullmatch(r"CONFIG_\w+", g)]
         if bad:
             raise BaseError(f"{origin}: {key} names no CONFIG_ symbol: {' '.join(bad)}")
-    kept = fields.get("kept-allocs", "")
-    if kept and (os.path.isabs(kept) or ".." in kept.split("/")):
-        raise BaseError(f"{origin}: kept-allocs must be a path inside the project: {kept}")
+    for key in PROJECT_FILES:
+        path = fields.get(key, "")
+        if path and (os.path.isabs(path) or ".." in path.split("/")):
+            raise BaseError(f"{origin}: {key} must be a path inside the project: {path}")
     return Base(name=name, package=fields["package"], version=fields["version"],
                 tarball=fields["tarball"], sha256=fields["sha256"],
                 series=fields["series"], patches=fields["patches"], work=fields["work"],
@@ -106,7 +111,8 @@ def parse(name, text, origin="<text>"):
                 ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
                 ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
                 kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"),
-                kept_allocs=kept)
+                kept_allocs=fields.get("kept-allocs", ""),
+                checkpatch_allow=fields.get("checkpatch-allow", ""))
 
 
 def main(argv=None):

@@ -24,6 +24,7 @@ ci-steps=x86_64, s390
 ci-final=x86_64,i386-pae,s390
 kunitconfigs=mm/a.kunitconfig arch/s390/mm/b.kunitconfig
 kept-allocs=scripts/kept.list
+checkpatch-allow=scripts/checkpatch-9.9.allow
 """ % ("ab" * 32)
 
 
@@ -38,6 +39,7 @@ def test_parse_a_full_description():
     assert b.exported()["BASE_SHA256"] == "ab" * 32
     assert b.exported()["BASE_CI_STEPS"] == "x86_64,s390"
     assert b.exported()["BASE_KEPT_ALLOCS"] == "scripts/kept.list"
+    assert b.exported()["BASE_CHECKPATCH_ALLOW"] == "scripts/checkpatch-9.9.allow"
 
 
 @pytest.mark.parametrize("edit,message", [
@@ -55,6 +57,8 @@ def test_parse_a_full_description():
      "kept-allocs must be a path inside the project"),
     (lambda t: t.replace("=scripts/kept.list", "=../kept.list"),
      "kept-allocs must be a path inside the project"),
+    (lambda t: t.replace("=scripts/checkpatch-9.9.allow", "=/etc/allow"),
+     "checkpatch-allow must be a path inside the project"),
 ])
 def test_a_wrong_description_is_named(edit, message):
     with pytest.raises(bases.BaseError, match=message):
@@ -88,6 +92,11 @@ def test_the_repository_describes_both_bases():
     # The list of raw allocations mainline keeps is measured on 6.12.
     assert old.kept_allocs == ""
     assert os.path.isfile(os.path.join(paths.TOP, new.kept_allocs))
+    # Each base tolerates its own checkpatch messages: the two series
+    # share patch file names.
+    assert old.checkpatch_allow != new.checkpatch_allow
+    for b in (old, new):
+        assert os.path.isfile(os.path.join(paths.TOP, b.checkpatch_allow))
 
 
 def test_an_unknown_base_names_the_known_ones(tmp_path):
