@@ -38,7 +38,8 @@ ensure_package()
 	[ "$found" = "$BASE_VERSION" ] && return 0
 
 	if [ "$(id -u)" -ne 0 ]; then
-		die "$BASE_PACKAGE: expected version $BASE_VERSION, found '${found:-not installed}'; run as root to install it"
+		die "$BASE_PACKAGE: expected version $BASE_VERSION, found '${found:-not installed}'; run as root to install it.
+Versions apt can install: $(installable)"
 	fi
 	log "installing $BASE_PACKAGE=$BASE_VERSION (found: ${found:-not installed})"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --allow-downgrades \

@@ -68,6 +68,17 @@ pin()
 		[[ "$output" == *"expected version 6.1.0-0, found '6.1.192-3'"* ]]
 	fi
 	[ ! -e "$tmp/linux" ]
+	# A user who cannot install is shown the versions apt has too
+	# (apt-cache needs no root): an 'id' that answers uid 1000.
+	mkdir -p "$BATS_TEST_TMPDIR/bin"
+	printf '#!/bin/sh\necho 1000\n' >"$BATS_TEST_TMPDIR/bin/id"
+	chmod +x "$BATS_TEST_TMPDIR/bin/id"
+	run env PATH="$BATS_TEST_TMPDIR/bin:$PATH" WORK="$tmp" LINUX="$tmp/linux" \
+		BASE_CACHE="$BATS_TEST_TMPDIR/cache" "$TOP/scripts/fetch-base.sh"
+	[ "$status" -ne 0 ]
+	[[ "$output" == *"expected version 6.1.0-0, found '6.1.192-3'; run as root"* ]]
+	[[ "$output" == *"Versions apt can install: "*"6.1.192-3"* ]]
+	[ ! -e "$tmp/linux" ]
 	[ "$(dpkg-query -W -f='${Version}' linux-source-6.1)" = 6.1.192-3 ]
 }
 
