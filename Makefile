@@ -79,8 +79,8 @@ fuzz: apply ## trinity and stress-ng on the mm system calls in the runtime kerne
 conversions: apply ## list the functions each arch patch converts (Documentation/conversions.md)
 	$(HARNESS) conversions > Documentation/conversions.md
 
-KUNIT_ARCHES ?= um x86_64 x86_64+sepdesc s390 arm
-kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (x86_64, x86_64 with the RFC option, s390, arm)
+# KUNIT_ARCHES=um s390: other arches than the base's kunit-arches.
+kunit: apply ## the series' KUnit suites with kunit.py, under UML and QEMU (6.1: x86_64, x86_64 with the RFC option, s390, arm)
 	$(HARNESS) kunit $(KUNIT_ARCHES)
 
 bloat: apply ## code size and hot-path code, base against series on five configs, per patch on x86_64

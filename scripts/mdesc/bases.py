@@ -18,7 +18,7 @@ DEFAULT = "6.1"
 
 REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
 OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs",
-            "kept-allocs", "checkpatch-allow")
+            "kept-allocs", "checkpatch-allow", "kunit-arches")
 # Keys that name a file of the project.
 PROJECT_FILES = ("kept-allocs", "checkpatch-allow")
 
@@ -42,6 +42,7 @@ class Base:
     ci_steps: tuple = ()
     ci_final: tuple = ()
     kunitconfigs: tuple = ()
+    kunit_arches: tuple = ()
     kept_allocs: str = ""
     checkpatch_allow: str = ""
 
@@ -111,6 +112,7 @@ def parse(name, text, origin="<text>"):
                 ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
                 ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
                 kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"),
+                kunit_arches=_words(fields.get("kunit-arches", ""), r"\s+"),
                 kept_allocs=fields.get("kept-allocs", ""),
                 checkpatch_allow=fields.get("checkpatch-allow", ""))
 

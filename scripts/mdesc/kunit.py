@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
 """harness kunit - run the series' KUnit suites with the base tree's kunit.py.
 
-ARCH is a kunit.py --arch: um and x86_64 (the default), s390 and
-arm, all but um under QEMU with SMP (and THP but on arm, which has none
-without LPAE) so that the split-lock cases run: s390 for its four-page
-PMD tables, arm (classic, not LPAE) for its two-entry PMDs.  Or
+ARCH is a kunit.py --arch (by default the base's kunit-arches, or um
+and x86_64 for a base that names none): um, x86_64, s390 and arm, all
+but um under QEMU with SMP (and THP but on arm, which has none without
+LPAE) so that the split-lock cases run: s390 for its four-page PMD
+tables, arm (classic, not LPAE) for its two-entry PMDs.  Or
 x86_64+sepdesc: x86_64 with the RFC part's option on.  The suites
 are those the series adds, as the base's description lists them
 (bases/*.base, kunitconfigs: mm/ptdesc.kunitconfig and
@@ -154,8 +155,10 @@ def main(argv=None):  # spawns kunit.py run: kernel builds, QEMU
     ap = argparse.ArgumentParser(prog="harness kunit", description=__doc__.split("\n")[0],
                                  epilog=__doc__.split("\n", 2)[2],
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("arches", nargs="*", default=["um", "x86_64"], metavar="ARCH",
-                    help=f"one of {', '.join(ARCHES)} (default: um x86_64)")
+    default = list(BASE.kunit_arches) or ["um", "x86_64"]
+    ap.add_argument("arches", nargs="*", default=default, metavar="ARCH",
+                    help=f"one of {', '.join(ARCHES)} (default: the base's kunit-arches, "
+                    f"here {' '.join(default)})")
     ap.add_argument("-j", "--jobs", type=int, default=int(os.environ.get("JOBS") or
                                                           os.cpu_count() or 2))
     args = ap.parse_args(argv)

@@ -23,6 +23,7 @@ runtime-off=CONFIG_SLUB_TINY
 ci-steps=x86_64, s390
 ci-final=x86_64,i386-pae,s390
 kunitconfigs=mm/a.kunitconfig arch/s390/mm/b.kunitconfig
+kunit-arches=um  s390
 kept-allocs=scripts/kept.list
 checkpatch-allow=scripts/checkpatch-9.9.allow
 """ % ("ab" * 32)
@@ -36,6 +37,7 @@ def test_parse_a_full_description():
     assert b.ci_steps == ("x86_64", "s390")
     assert b.ci_final == ("x86_64", "i386-pae", "s390")
     assert b.kunitconfigs == ("mm/a.kunitconfig", "arch/s390/mm/b.kunitconfig")
+    assert b.kunit_arches == ("um", "s390")
     assert b.exported()["BASE_SHA256"] == "ab" * 32
     assert b.exported()["BASE_CI_STEPS"] == "x86_64,s390"
     assert b.exported()["BASE_KEPT_ALLOCS"] == "scripts/kept.list"
@@ -88,6 +90,9 @@ def test_the_repository_describes_both_bases():
     assert new.sha256 == "c93391b6a4884e6428ffbfbb8ce6340229ad28dc421e9f19bc081740b1ab34b2"
     assert new.version == "6.12.118-1~deb12u1"
     assert old.kunitconfigs == ("mm/ptdesc.kunitconfig", "mm/zsmalloc.kunitconfig")
+    # The RFC option's KUnit run is 6.1's only; 6.12 has no such option.
+    assert "x86_64+sepdesc" in old.kunit_arches
+    assert "x86_64+sepdesc" not in new.kunit_arches and "s390" in new.kunit_arches
     assert old.ci_steps == () and new.ci_steps == ("x86_64", "i386-pae", "s390")
     # The list of raw allocations mainline keeps is measured on 6.12.
     assert old.kept_allocs == ""
