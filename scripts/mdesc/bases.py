@@ -95,6 +95,12 @@ def parse(name, text, origin="<text>"):
     if name == DEFAULT and tier:
         raise BaseError(f"{origin}: the default base runs every check; "
                         f"{', '.join(tier)} would cut it down to a tier")
+    steps = _words(fields.get("ci-steps", ""), r"[,\s]+")
+    final = _words(fields.get("ci-final", ""), r"[,\s]+")
+    if "all" in steps:
+        raise BaseError(f"{origin}: ci-steps names configs; 'all' is for ci-final")
+    if "all" in final and len(final) > 1:
+        raise BaseError(f"{origin}: ci-final is 'all' or a list of configs, not both")
     symbols = {}
     for key in ("kconfig-gone", "runtime-off"):
         symbols[key] = _words(fields.get(key, ""), r"\s+")
@@ -109,8 +115,7 @@ def parse(name, text, origin="<text>"):
                 tarball=fields["tarball"], sha256=fields["sha256"],
                 series=fields["series"], patches=fields["patches"], work=fields["work"],
                 kconfig_gone=symbols["kconfig-gone"], runtime_off=symbols["runtime-off"],
-                ci_steps=_words(fields.get("ci-steps", ""), r"[,\s]+"),
-                ci_final=_words(fields.get("ci-final", ""), r"[,\s]+"),
+                ci_steps=steps, ci_final=final,
                 kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"),
                 kunit_arches=_words(fields.get("kunit-arches", ""), r"\s+"),
                 kept_allocs=fields.get("kept-allocs", ""),

@@ -61,6 +61,10 @@ def test_parse_a_full_description():
      "kept-allocs must be a path inside the project"),
     (lambda t: t.replace("=scripts/checkpatch-9.9.allow", "=/etc/allow"),
      "checkpatch-allow must be a path inside the project"),
+    (lambda t: t.replace("ci-steps=x86_64, s390", "ci-steps=all"),
+     "ci-steps names configs; 'all' is for ci-final"),
+    (lambda t: t.replace("ci-final=x86_64,i386-pae,s390", "ci-final=all,x86_64"),
+     "ci-final is 'all' or a list of configs, not both"),
 ])
 def test_a_wrong_description_is_named(edit, message):
     with pytest.raises(bases.BaseError, match=message):
@@ -94,6 +98,7 @@ def test_the_repository_describes_both_bases():
     assert "x86_64+sepdesc" in old.kunit_arches
     assert "x86_64+sepdesc" not in new.kunit_arches and "s390" in new.kunit_arches
     assert old.ci_steps == () and new.ci_steps == ("x86_64", "i386-pae", "s390")
+    assert new.ci_final == ("all",)
     # The list of raw allocations mainline keeps is measured on 6.12.
     assert old.kept_allocs == ""
     assert os.path.isfile(os.path.join(paths.TOP, new.kept_allocs))
@@ -102,6 +107,30 @@ def test_the_repository_describes_both_bases():
     assert old.checkpatch_allow != new.checkpatch_allow
     for b in (old, new):
         assert os.path.isfile(os.path.join(paths.TOP, b.checkpatch_allow))
+
+
+def entries(series_file):
+    """The patches a series file lists."""
+    with open(series_file) as f:
+        return {ln.strip() for ln in f if ln.strip() and not ln.startswith("#")}
+
+
+@pytest.mark.parametrize("name", ["6.1", "6.12"])
+def test_what_a_base_names_exists(name):
+    """Its tier's configs are rows of configs/ ('all' for every one), its
+    KUnit arches are harness kunit's, and each checkpatch allowance
+    names a patch of its own series: one left by a renamed patch would
+    wait to excuse the next patch of that name."""
+    from mdesc import kunit
+    b = bases.load(paths.BASES, name)
+    rows = {f[:-len(".config")] for f in os.listdir(paths.CONFIGS) if f.endswith(".config")}
+    assert set(b.ci_steps) <= rows
+    assert b.ci_final == ("all",) or set(b.ci_final) <= rows
+    assert b.kunit_arches and set(b.kunit_arches) <= set(kunit.ARCHES)
+    listed = entries(os.path.join(paths.TOP, b.series))
+    with open(os.path.join(paths.TOP, b.checkpatch_allow)) as f:
+        allowed = {ln.split()[0] for ln in f if ln.split() and not ln.startswith("#")}
+    assert allowed and allowed <= listed, allowed - listed
 
 
 def test_an_unknown_base_names_the_known_ones(tmp_path):
