@@ -24,7 +24,8 @@ position pos;
 @pglookup depends on report@
 identifier f = {pt_frag_refcount, pt_mm, pmd_huge_pte, ptl, pt_share_count};
 identifier get = {virt_to_page, pfn_to_page, pmd_page, pud_page, pmd_pgtable,
-		  pmd_to_page, ptdesc_page, phys_to_page, compound_head};
+		  pmd_to_page, pmd_pgtable_page, ptdesc_page, phys_to_page,
+		  compound_head};
 expression E;
 position pos;
 @@
