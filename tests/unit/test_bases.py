@@ -109,27 +109,22 @@ def test_the_repository_describes_both_bases():
         assert os.path.isfile(os.path.join(paths.TOP, b.checkpatch_allow))
 
 
-def entries(series_file):
-    """The patches a series file lists."""
-    with open(series_file) as f:
-        return {ln.strip() for ln in f if ln.strip() and not ln.startswith("#")}
-
-
 @pytest.mark.parametrize("name", ["6.1", "6.12"])
 def test_what_a_base_names_exists(name):
     """Its tier's configs are rows of configs/ ('all' for every one), its
     KUnit arches are harness kunit's, and each checkpatch allowance
     names a patch of its own series: one left by a renamed patch would
     wait to excuse the next patch of that name."""
-    from mdesc import kunit
+    from mdesc import kunit, series
     b = bases.load(paths.BASES, name)
     rows = {f[:-len(".config")] for f in os.listdir(paths.CONFIGS) if f.endswith(".config")}
     assert set(b.ci_steps) <= rows
     assert b.ci_final == ("all",) or set(b.ci_final) <= rows
     assert b.kunit_arches and set(b.kunit_arches) <= set(kunit.ARCHES)
-    listed = entries(os.path.join(paths.TOP, b.series))
-    with open(os.path.join(paths.TOP, b.checkpatch_allow)) as f:
-        allowed = {ln.split()[0] for ln in f if ln.split() and not ln.startswith("#")}
+    listed = set(series.read(os.path.join(paths.TOP, b.series)))
+    # An allowance file reads as a series file does for its first words
+    # (check-patches.sh: '#' to the line's end is a comment, $1 the patch).
+    allowed = set(series.read(os.path.join(paths.TOP, b.checkpatch_allow)))
     assert allowed and allowed <= listed, allowed - listed
 
 
