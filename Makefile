@@ -56,9 +56,18 @@ asserts: apply ## a misaligned descriptor field must break the build
 api: apply ## the final tree against mainline 6.12's ptdesc helpers (Documentation/mainline-api.md)
 	$(HARNESS) api -j$(JOBS)
 
-mail: apply ## each part prepared by b4 into <work>/mail, read back with b4 am and applied with git am
-	scripts/make-mail.sh
-	scripts/check-mail.sh
+# Without BASE, 'make mail' does every base in bases/, one after the
+# other, each into its own work directory (work/mail, work-6.12/mail):
+# the bases never share a directory.  BASE=NAME does that base only.
+MAIL_BASES = $(or $(BASE),$(sort $(basename $(notdir $(wildcard bases/*.base)))))
+mail: ## each part of every base prepared by b4 into <work>/mail, read back with b4 am and applied with git am
+	set -e; for b in $(MAIL_BASES); do \
+		echo "mail: base $$b"; \
+		BASE=$$b scripts/fetch-base.sh; \
+		BASE=$$b scripts/apply-series.sh; \
+		BASE=$$b scripts/make-mail.sh; \
+		BASE=$$b scripts/check-mail.sh; \
+	done
 
 toolchains: ## build the missing bare cross compilers (loongarch, csky, nios2)
 	scripts/build-toolchain.sh
