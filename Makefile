@@ -42,10 +42,12 @@ check-patches: base ## checkpatch --strict and headers of every patch
 # MATRIX_CONFIGS=a,b runs the full tier on a batch of configs, into
 # <work>/results/full-<batch> (MATRIX_BATCH, default 'all'); merge the
 # batches with 'scripts/harness merge'.
+# Without it, every row the base configures (bases/README: rows-gone).
 MATRIX_BATCH ?= all
 matrix: apply toolchains ## full tier: every step on every config, full links
-	RESULTS=$(WORKDIR)/results/full-$(MATRIX_BATCH) $(HARNESS) matrix -j$(JOBS) \
-		--steps all --link all $(if $(MATRIX_CONFIGS),--configs $(MATRIX_CONFIGS))
+	RESULTS=$(WORKDIR)/results/full-$(MATRIX_BATCH) $(HARNESS) matrix -j$(JOBS) --steps all \
+		$(eval _rows := $(or $(MATRIX_CONFIGS),$(shell $(HARNESS) paths | sed -n 's/^BASE_ROWS=//p' | tr -d "'"))) \
+		$(if $(_rows),--configs $(_rows) --link $(_rows),--link all)
 
 layout: apply ## offsets of every struct ptdesc field per config
 	$(HARNESS) layout -j$(JOBS)

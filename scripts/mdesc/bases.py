@@ -18,9 +18,18 @@ DEFAULT = "6.1"
 
 REQUIRED = ("package", "version", "tarball", "sha256", "series", "patches", "work")
 OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs",
-            "kept-allocs", "checkpatch-allow", "kunit-arches")
+            "kept-allocs", "checkpatch-allow", "kunit-arches", "rows-gone")
 # Keys that name a file of the project.
 PROJECT_FILES = ("kept-allocs", "checkpatch-allow")
+# The rows of the matrix; a base may not configure all of them
+# (rows-gone).  Not taken from paths.py, which imports this module.
+CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "configs")
+
+
+def rows(configs=CONFIGS):
+    """Every row of configs/, sorted."""
+    return sorted(f[:-len(".config")] for f in os.listdir(configs) if f.endswith(".config"))
 
 
 class BaseError(HarnessError):
@@ -45,14 +54,26 @@ class Base:
     kunit_arches: tuple = ()
     kept_allocs: str = ""
     checkpatch_allow: str = ""
+    rows_gone: tuple = ()
 
-    def exported(self):
+    def matrix_rows(self, configs=CONFIGS):
+        """The rows this base is built on: every row, less rows-gone.
+        Empty when that is every row (the harness's own default)."""
+        if not self.rows_gone:
+            return ()
+        return tuple(r for r in rows(configs) if r not in self.rows_gone)
+
+    def exported(self, configs=CONFIGS):
         """The pin as the NAME=value pairs the shell scripts read."""
+        final = self.ci_final
+        if final == ("all",) and self.rows_gone:
+            final = self.matrix_rows(configs)
         return {"BASE": self.name, "BASE_PACKAGE": self.package,
                 "BASE_VERSION": self.version, "BASE_TARBALL": self.tarball,
                 "BASE_SHA256": self.sha256,
                 "BASE_CI_STEPS": ",".join(self.ci_steps),
-                "BASE_CI_FINAL": ",".join(self.ci_final),
+                "BASE_CI_FINAL": ",".join(final),
+                "BASE_ROWS": ",".join(self.matrix_rows(configs)),
                 "BASE_KEPT_ALLOCS": self.kept_allocs,
                 "BASE_CHECKPATCH_ALLOW": self.checkpatch_allow}
 
@@ -101,6 +122,10 @@ def parse(name, text, origin="<text>"):
         raise BaseError(f"{origin}: ci-steps names configs; 'all' is for ci-final")
     if "all" in final and len(final) > 1:
         raise BaseError(f"{origin}: ci-final is 'all' or a list of configs, not both")
+    gone = _words(fields.get("rows-gone", ""), r"[,\s]+")
+    both = sorted(set(gone) & (set(steps) | set(final)))
+    if both:
+        raise BaseError(f"{origin}: rows-gone and the tier both name {', '.join(both)}")
     symbols = {}
     for key in ("kconfig-gone", "runtime-off"):
         symbols[key] = _words(fields.get(key, ""), r"\s+")
@@ -119,7 +144,8 @@ def parse(name, text, origin="<text>"):
                 kunitconfigs=_words(fields.get("kunitconfigs", ""), r"\s+"),
                 kunit_arches=_words(fields.get("kunit-arches", ""), r"\s+"),
                 kept_allocs=fields.get("kept-allocs", ""),
-                checkpatch_allow=fields.get("checkpatch-allow", ""))
+                checkpatch_allow=fields.get("checkpatch-allow", ""),
+                rows_gone=gone)
 
 
 def main(argv=None):

@@ -61,6 +61,7 @@ def test_parse_a_full_description():
      "kept-allocs must be a path inside the project"),
     (lambda t: t.replace("=scripts/checkpatch-9.9.allow", "=/etc/allow"),
      "checkpatch-allow must be a path inside the project"),
+    (lambda t: t + "rows-gone=s390\n", "rows-gone and the tier both name s390"),
     (lambda t: t.replace("ci-steps=x86_64, s390", "ci-steps=all"),
      "ci-steps names configs; 'all' is for ci-final"),
     (lambda t: t.replace("ci-final=x86_64,i386-pae,s390", "ci-final=all,x86_64"),
@@ -121,6 +122,7 @@ def test_what_a_base_names_exists(name):
     assert set(b.ci_steps) <= rows
     assert b.ci_final == ("all",) or set(b.ci_final) <= rows
     assert b.kunit_arches and set(b.kunit_arches) <= set(kunit.ARCHES)
+    assert set(b.rows_gone) <= rows
     listed = set(series.read(os.path.join(paths.TOP, b.series)))
     # An allowance file reads as a series file does for its first words
     # (check-patches.sh: '#' to the line's end is a comment, $1 the patch).
@@ -198,3 +200,21 @@ def test_the_real_bases_turn_off_only_what_they_say():
     which KASAN cannot have."""
     assert bases.load(paths.BASES, "6.1").runtime_off == ()
     assert bases.load(paths.BASES, "6.12").runtime_off == ("CONFIG_SLUB_TINY",)
+
+
+def test_a_row_the_base_cannot_configure_leaves_its_matrix(tmp_path):
+    """rows-gone takes a row out of 'all': the tier's final state and
+    'make matrix' (BASE_ROWS) get the other rows by name; a base without
+    it keeps 'all', which the harness reads as every row."""
+    for r in ("arm", "ppc64-hash", "x86_64"):
+        (tmp_path / f"{r}.config").write_text("# arch: x\n")
+    text = GOOD.replace("ci-final=x86_64,i386-pae,s390", "ci-final=all")
+    plain = bases.parse("9.9", text)
+    assert plain.exported(str(tmp_path))["BASE_CI_FINAL"] == "all"
+    assert plain.exported(str(tmp_path))["BASE_ROWS"] == ""
+    b = bases.parse("9.9", text + "rows-gone=ppc64-hash\n")
+    assert b.rows_gone == ("ppc64-hash",)
+    assert b.exported(str(tmp_path))["BASE_CI_FINAL"] == "arm,x86_64"
+    assert b.exported(str(tmp_path))["BASE_ROWS"] == "arm,x86_64"
+    listed = bases.parse("9.9", GOOD + "rows-gone=ppc64-hash\n")
+    assert listed.exported(str(tmp_path))["BASE_CI_FINAL"] == "x86_64,i386-pae,s390"
