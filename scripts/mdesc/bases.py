@@ -22,9 +22,10 @@ OPTIONAL = ("kconfig-gone", "runtime-off", "ci-steps", "ci-final", "kunitconfigs
 # Keys that name a file of the project.
 PROJECT_FILES = ("kept-allocs", "checkpatch-allow")
 # The rows of the matrix; a base may not configure all of them
-# (rows-gone).  Not taken from paths.py, which imports this module.
-CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))), "configs")
+# (rows-gone).  paths.py imports this module, so its CONFIGS is derived
+# here by the same rule: $CONFIGS unless unset or empty.
+CONFIGS = os.path.abspath(os.environ.get("CONFIGS") or os.path.join(
+    os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "configs"))
 
 
 def rows(configs=CONFIGS):
@@ -65,15 +66,14 @@ class Base:
 
     def exported(self, configs=CONFIGS):
         """The pin as the NAME=value pairs the shell scripts read."""
-        final = self.ci_final
-        if final == ("all",) and self.rows_gone:
-            final = self.matrix_rows(configs)
+        built = self.matrix_rows(configs)
+        final = built if self.ci_final == ("all",) and built else self.ci_final
         return {"BASE": self.name, "BASE_PACKAGE": self.package,
                 "BASE_VERSION": self.version, "BASE_TARBALL": self.tarball,
                 "BASE_SHA256": self.sha256,
                 "BASE_CI_STEPS": ",".join(self.ci_steps),
                 "BASE_CI_FINAL": ",".join(final),
-                "BASE_ROWS": ",".join(self.matrix_rows(configs)),
+                "BASE_ROWS": ",".join(built),
                 "BASE_KEPT_ALLOCS": self.kept_allocs,
                 "BASE_CHECKPATCH_ALLOW": self.checkpatch_allow}
 

@@ -118,7 +118,7 @@ def test_what_a_base_names_exists(name):
     wait to excuse the next patch of that name."""
     from mdesc import kunit, series
     b = bases.load(paths.BASES, name)
-    rows = {f[:-len(".config")] for f in os.listdir(paths.CONFIGS) if f.endswith(".config")}
+    rows = set(bases.rows(paths.CONFIGS))
     assert set(b.ci_steps) <= rows
     assert b.ci_final == ("all",) or set(b.ci_final) <= rows
     assert b.kunit_arches and set(b.kunit_arches) <= set(kunit.ARCHES)
@@ -218,3 +218,9 @@ def test_a_row_the_base_cannot_configure_leaves_its_matrix(tmp_path):
     assert b.exported(str(tmp_path))["BASE_ROWS"] == "arm,x86_64"
     listed = bases.parse("9.9", GOOD + "rows-gone=ppc64-hash\n")
     assert listed.exported(str(tmp_path))["BASE_CI_FINAL"] == "x86_64,i386-pae,s390"
+
+
+def test_the_rows_are_read_where_paths_says_configs_are():
+    """bases.py cannot import paths.py (paths imports it), so it derives
+    the configs directory itself: it must be the one paths gives."""
+    assert bases.CONFIGS == paths.CONFIGS
